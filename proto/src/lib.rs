@@ -1,0 +1,14 @@
+//! The gRPC contract of qiwang: generated types, clients and servers for every service.
+//!
+//! The `.proto` files under `proto/qiwang/` are the source of truth; this crate only compiles them.
+//! Each service has one versioned package (`qiwang.registration.v1`, …).
+
+/// `qiwang.registration.v1`
+pub mod registration {
+    pub mod v1 {
+        tonic::include_proto!("qiwang.registration.v1");
+    }
+}
+
+/// The encoded `FileDescriptorSet` of every qiwang proto, for gRPC server reflection.
+pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("qiwang_descriptor");
