@@ -1,1 +1,13 @@
+//! Shared infrastructure for qiwang's service crates and gateway: configuration, telemetry,
+//! database connections, JWT verification and `tonic::Status` helpers.
+//!
+//! API boundary: no domain rules live here (they are in `qiwang-core`), and no service's tables.
 
+pub mod auth;
+pub mod config;
+pub mod db;
+pub mod status;
+pub mod telemetry;
+
+pub use auth::{Caller, Role, Verifier};
+pub use config::Settings;
