@@ -1,1 +1,37 @@
+//! Operations: a restart loses no acknowledged write. (The binary's own CLI is tested in
+//! `services/qiwang/tests/cli.rs`, where Cargo provides its path.)
 
+use qiwang_blackbox::{backends, chinese_player, spawn_app, with_token};
+use qiwang_infra::auth::Role;
+use qiwang_proto::registration::v1 as pb;
+
+#[tokio::test]
+async fn acknowledged_writes_survive_a_restart() {
+    for backend in backends() {
+        let app = spawn_app(backend.clone()).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let mut client = app.registration().await;
+        let mut ids = Vec::new();
+        for seq in 0..20u32 {
+            let player = client
+                .register_player(with_token(
+                    &org,
+                    chinese_player("选手", "19900101", 100 + seq),
+                ))
+                .await
+                .expect("register")
+                .into_inner();
+            ids.push(player.id);
+        }
+        let app = app.restart().await;
+        // The development key persists in the data directory, so the old token still works.
+        let mut client = app.registration().await;
+        for id in &ids {
+            client
+                .get_player(with_token(&org, pb::GetPlayerRequest { id: id.clone() }))
+                .await
+                .unwrap_or_else(|s| panic!("{backend}: {id} lost: {s:?}"));
+        }
+        app.stop().await;
+    }
+}

@@ -1,1 +1,99 @@
+//! The GraphQL gateway (async-graphql + axum) for the organizers' console, referees and players.
+//!
+//! Architecture invariant: the gateway has no database and no rules. It verifies the caller's JWT
+//! (the same tokens the services accept), then calls the services over gRPC with that token; the
+//! services decide. A service that is down fails only the fields that need it (`UNAVAILABLE`).
 
+pub mod error;
+pub mod schema;
+
+use async_graphql::http::GraphiQLSource;
+use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::response::{Html, IntoResponse};
+use axum::routing::get;
+use http::HeaderMap;
+use qiwang_infra::Verifier;
+use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
+use std::time::Duration;
+use tonic::transport::{Channel, Endpoint};
+use tower_http::limit::RequestBodyLimitLayer;
+
+pub use schema::{QiwangSchema, Viewer};
+
+/// gRPC clients for the services the gateway fronts.
+#[derive(Clone)]
+pub struct Services {
+    pub registration: RegistrationServiceClient<Channel>,
+}
+
+impl Services {
+    /// Lazily-connecting clients: the gateway starts even while a service is down, and each call
+    /// has `timeout`.
+    pub fn connect_lazy(
+        registration_url: &str,
+        timeout: Duration,
+    ) -> Result<Services, tonic::transport::Error> {
+        let channel = Endpoint::from_shared(registration_url.to_owned())?
+            .timeout(timeout)
+            .connect_timeout(timeout)
+            .connect_lazy();
+        Ok(Services {
+            registration: RegistrationServiceClient::new(channel),
+        })
+    }
+}
+
+#[derive(Clone)]
+struct AppState {
+    schema: QiwangSchema,
+    verifier: Verifier,
+}
+
+/// Gateway settings the router needs.
+pub struct GatewayConfig {
+    pub max_depth: usize,
+    pub max_complexity: usize,
+    pub max_body_bytes: usize,
+}
+
+/// The axum router: `POST /graphql`, GraphiQL on `GET /graphql`, `GET /healthz`.
+pub fn router(services: Services, verifier: Verifier, config: &GatewayConfig) -> Router {
+    let schema = schema::build(services, config.max_depth, config.max_complexity);
+    Router::new()
+        .route("/graphql", get(graphiql).post(graphql))
+        .route("/healthz", get(|| async { "ok" }))
+        // The GraphQL extractor streams the body, so the limit is enforced on the body itself
+        // (413 Payload Too Large), not only through axum's extractor default.
+        .layer(RequestBodyLimitLayer::new(config.max_body_bytes))
+        .layer(DefaultBodyLimit::max(config.max_body_bytes))
+        .with_state(AppState { schema, verifier })
+}
+
+async fn graphiql() -> impl IntoResponse {
+    Html(GraphiQLSource::build().endpoint("/graphql").finish())
+}
+
+async fn graphql(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    request: GraphQLRequest,
+) -> GraphQLResponse {
+    let viewer = match headers.get(http::header::AUTHORIZATION) {
+        None => Viewer::Anonymous,
+        Some(value) => match value
+            .to_str()
+            .map(|h| state.verifier.verify_header(Some(h)))
+        {
+            Ok(Ok(caller)) => Viewer::Caller(caller),
+            Ok(Err(e)) => Viewer::Refused(e.to_string()),
+            Err(_) => Viewer::Refused("malformed authorization header".into()),
+        },
+    };
+    state
+        .schema
+        .execute(request.into_inner().data(viewer))
+        .await
+        .into()
+}

@@ -1,1 +1,23 @@
+//! Schema migrations for every qiwang service.
+//!
+//! Architecture invariant: each service owns its tables, named with its prefix (`registration_…`),
+//! and no service reads another's; one migration file touches one service's tables only.
+//! `qiwang up` (embedded SQLite) applies them on start; PostgreSQL deployments run `qiwang migrate up`
+//! (the Kubernetes migration Job) before the services start.
 
+pub use sea_orm_migration::prelude::*;
+
+mod m20261129_000001_registration_init;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261129_000001_registration_init::Migration)]
+    }
+
+    fn migration_table_name() -> DynIden {
+        "qiwang_migrations".into_iden()
+    }
+}

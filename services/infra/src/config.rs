@@ -245,6 +245,8 @@ fn describe(e: &figment::Error) -> String {
 }
 
 #[cfg(test)]
+// figment's `Jail::expect_with` fixes the closure's return type to `figment::Result`.
+#[allow(clippy::result_large_err)]
 mod tests {
     use super::*;
 

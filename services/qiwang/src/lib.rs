@@ -1,1 +1,224 @@
+//! The composition root: builds the services and the gateway from [`Settings`] and runs them.
+//!
+//! `qiwang up` runs everything in one process on the embedded SQLite default; `qiwang serve NAME`
+//! runs one component (how Kubernetes runs it). Black-box tests call [`start`] with port 0.
 
+use anyhow::Context;
+use qiwang_gateway::{GatewayConfig, Services};
+use qiwang_infra::{Settings, Verifier};
+use qiwang_migrations::{Migrator, MigratorTrait};
+use qiwang_proto::registration::v1::registration_service_server::RegistrationServiceServer;
+use qiwang_registration::RegistrationApi;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tokio_stream::wrappers::TcpListenerStream;
+
+/// A component `qiwang serve` can run alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Component {
+    Registration,
+    Gateway,
+}
+
+/// Which components to start, and whether to apply migrations first.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub components: Vec<Component>,
+    /// Apply pending migrations on start (the embedded default only; PostgreSQL deployments run
+    /// `qiwang migrate up` as a separate step).
+    pub migrate_on_start: bool,
+}
+
+impl Plan {
+    /// Everything, in one process: `qiwang up`.
+    pub fn everything(settings: &Settings) -> Plan {
+        Plan {
+            components: vec![Component::Registration, Component::Gateway],
+            migrate_on_start: settings.is_embedded_database(),
+        }
+    }
+}
+
+/// A running suite. Drop does not stop it: call [`RunningSuite::shutdown`].
+pub struct RunningSuite {
+    pub grpc_addr: Option<SocketAddr>,
+    pub gateway_addr: Option<SocketAddr>,
+    shutdown: watch::Sender<bool>,
+    tasks: Vec<(&'static str, JoinHandle<anyhow::Result<()>>)>,
+    health: Option<tonic_health::server::HealthReporter>,
+}
+
+/// gRPC service names, as health and reflection report them.
+pub const REGISTRATION_SERVICE: &str = "qiwang.registration.v1.RegistrationService";
+
+/// Starts the planned components on the configured listen addresses (port 0 picks a free port).
+pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSuite> {
+    let verifier =
+        Verifier::from_settings(&settings.auth, &settings.data_dir).context("loading JWT keys")?;
+    let (shutdown, _) = watch::channel(false);
+    let mut suite = RunningSuite {
+        grpc_addr: None,
+        gateway_addr: None,
+        shutdown,
+        tasks: Vec::new(),
+        health: None,
+    };
+
+    let services: Vec<Component> = plan
+        .components
+        .iter()
+        .copied()
+        .filter(|c| *c != Component::Gateway)
+        .collect();
+    if !services.is_empty() {
+        let db = qiwang_infra::db::connect(&settings.database_url())
+            .await
+            .context("connecting to the database")?;
+        if plan.migrate_on_start {
+            Migrator::up(&db, None)
+                .await
+                .context("applying migrations")?;
+        }
+        let listener = TcpListener::bind(settings.grpc.listen)
+            .await
+            .with_context(|| format!("binding gRPC on {}", settings.grpc.listen))?;
+        suite.grpc_addr = Some(listener.local_addr()?);
+
+        let (reporter, health_service) = tonic_health::server::health_reporter();
+        let reflection_v1 = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(qiwang_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .build_v1()?;
+        let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(qiwang_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .build_v1alpha()?;
+        let mut router = tonic::transport::Server::builder()
+            .trace_fn(|req| tracing::info_span!("grpc", path = %req.uri().path()))
+            .add_service(health_service)
+            .add_service(reflection_v1)
+            .add_service(reflection_v1alpha);
+        if services.contains(&Component::Registration) {
+            router =
+                router.add_service(RegistrationApi::new(db.clone()).into_server(verifier.clone()));
+            reporter
+                .set_serving::<RegistrationServiceServer<RegistrationApi>>()
+                .await;
+        }
+        reporter
+            .set_service_status("", tonic_health::ServingStatus::Serving)
+            .await;
+        let mut rx = suite.shutdown.subscribe();
+        let incoming = TcpListenerStream::new(listener);
+        suite.tasks.push((
+            "grpc",
+            tokio::spawn(async move {
+                router
+                    .serve_with_incoming_shutdown(incoming, async move {
+                        let _ = rx.wait_for(|stop| *stop).await;
+                    })
+                    .await?;
+                db.close().await?;
+                Ok(())
+            }),
+        ));
+        suite.health = Some(reporter);
+    }
+
+    if plan.components.contains(&Component::Gateway) {
+        // In one process, the gateway calls the services on the listener just bound.
+        let registration_url = match suite.grpc_addr {
+            Some(addr) if services.contains(&Component::Registration) => format!("http://{addr}"),
+            _ => settings.services.registration.clone(),
+        };
+        let clients = Services::connect_lazy(
+            &registration_url,
+            Duration::from_millis(settings.gateway.service_timeout_ms),
+        )
+        .with_context(|| format!("services.registration = {registration_url:?}"))?;
+        let app = qiwang_gateway::router(
+            clients,
+            verifier.clone(),
+            &GatewayConfig {
+                max_depth: settings.gateway.max_depth,
+                max_complexity: settings.gateway.max_complexity,
+                max_body_bytes: settings.gateway.max_body_bytes,
+            },
+        );
+        let listener = TcpListener::bind(settings.gateway.listen)
+            .await
+            .with_context(|| format!("binding the gateway on {}", settings.gateway.listen))?;
+        suite.gateway_addr = Some(listener.local_addr()?);
+        let mut rx = suite.shutdown.subscribe();
+        suite.tasks.push((
+            "gateway",
+            tokio::spawn(async move {
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(async move {
+                        let _ = rx.wait_for(|stop| *stop).await;
+                    })
+                    .await?;
+                Ok(())
+            }),
+        ));
+    }
+    Ok(suite)
+}
+
+impl RunningSuite {
+    /// Graceful shutdown: health turns NOT_SERVING, listeners stop accepting, in-flight requests
+    /// finish, then the database pool closes.
+    pub async fn shutdown(mut self) -> anyhow::Result<()> {
+        if let Some(health) = &self.health {
+            health
+                .set_service_status("", tonic_health::ServingStatus::NotServing)
+                .await;
+            health
+                .set_not_serving::<RegistrationServiceServer<RegistrationApi>>()
+                .await;
+        }
+        let _ = self.shutdown.send(true);
+        for (name, task) in self.tasks.drain(..) {
+            task.await
+                .with_context(|| format!("{name} task panicked"))?
+                .with_context(|| format!("{name} failed"))?;
+        }
+        Ok(())
+    }
+
+    /// Runs until `stop` resolves (Ctrl-C, SIGTERM) or a component fails, then shuts down.
+    pub async fn run_until(
+        mut self,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> anyhow::Result<()> {
+        let failed = {
+            let watch_tasks = async {
+                loop {
+                    if let Some(i) = self.tasks.iter().position(|(_, t)| t.is_finished()) {
+                        return i;
+                    }
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            };
+            tokio::select! {
+                () = stop => None,
+                i = watch_tasks => Some(i),
+            }
+        };
+        if let Some(i) = failed {
+            let (name, task) = self.tasks.remove(i);
+            let outcome = task.await;
+            let _ = self.shutdown().await;
+            return match outcome {
+                Ok(Ok(())) => Err(anyhow::anyhow!("{name} stopped unexpectedly")),
+                Ok(Err(e)) => Err(e.context(format!("{name} failed"))),
+                Err(e) => Err(anyhow::anyhow!("{name} panicked: {e}")),
+            };
+        }
+        tracing::info!("shutting down");
+        self.shutdown().await
+    }
+}

@@ -1,1 +1,289 @@
-fn main() {}
+//! `qiwang`: the one binary. See `qiwang --help`.
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+use qiwang::{Component, Plan};
+use qiwang_core::preset;
+use qiwang_infra::auth::Role;
+use qiwang_infra::{Settings, Verifier, telemetry};
+use qiwang_migrations::{Migrator, MigratorTrait};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "qiwang",
+    version,
+    about = "The National Amateur Chess King Championship back end (全国业余棋王争霸赛)"
+)]
+struct Cli {
+    /// A TOML configuration file (also: QIWANG_CONFIG). Environment variables QIWANG_… override it.
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Every service plus the gateway, in one process, on the embedded default (SQLite in ./qiwang-data/).
+    Up,
+    /// One component alone (how Kubernetes runs it); the services it calls come from configuration.
+    Serve {
+        #[arg(value_enum)]
+        component: Component,
+    },
+    /// Explicit schema migrations (PostgreSQL deployments).
+    Migrate {
+        #[arg(value_enum, default_value = "up")]
+        action: MigrateAction,
+    },
+    /// Mint a development token with the generated HS256 secret (refused in production mode).
+    Token {
+        #[arg(long)]
+        role: Role,
+        /// Subject: the player id for role player, any id for other roles.
+        #[arg(long)]
+        sub: String,
+        /// Partner tokens: the platform the partner speaks for.
+        #[arg(long)]
+        platform: Option<String>,
+        /// Lifetime in seconds (default: auth.dev_token_ttl_secs).
+        #[arg(long)]
+        ttl: Option<u64>,
+    },
+    /// The official presets, and checking an edited preset file.
+    Presets {
+        #[command(subcommand)]
+        action: PresetsAction,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum MigrateAction {
+    Up,
+    Down,
+    Status,
+}
+
+#[derive(Subcommand)]
+enum PresetsAction {
+    /// List the official presets.
+    List,
+    /// Show one official preset as organizers read it, in Chinese and English.
+    Show { name: String },
+    /// Check a preset file; prints every problem with the path of its field.
+    Check { file: PathBuf },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Command::Presets { action } = &cli.command {
+        return presets(action);
+    }
+    let settings = Settings::load(cli.config.as_deref())?;
+    if let Command::Token {
+        role,
+        sub,
+        platform,
+        ttl,
+    } = &cli.command
+    {
+        let verifier = Verifier::from_settings(&settings.auth, &settings.data_dir)?;
+        println!("{}", verifier.mint(*role, sub, platform.as_deref(), *ttl)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    telemetry::init(&settings.log);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        match cli.command {
+            Command::Up => {
+                let suite = qiwang::start(&settings, &Plan::everything(&settings)).await?;
+                let grpc = suite.grpc_addr.map(|a| a.to_string()).unwrap_or_default();
+                let gateway = suite.gateway_addr.map(|a| a.to_string()).unwrap_or_default();
+                println!("qiwang is up on {}", settings.database_url().split('?').next().unwrap_or_default());
+                println!("  gRPC     {grpc}   (all services, grpc.health.v1, reflection: grpcurl -plaintext {grpc} list)");
+                println!("  GraphQL  http://{gateway}/graphql   (POST; GraphiQL in a browser)");
+                println!("  token    cargo run -- token --role organizer --sub me   (then: authorization: Bearer <token>)");
+                println!("Ctrl-C stops it gracefully.");
+                suite.run_until(shutdown_signal()).await?;
+            }
+            Command::Serve { component } => {
+                let plan = Plan { components: vec![component], migrate_on_start: false };
+                let suite = qiwang::start(&settings, &plan).await?;
+                tracing::info!(?component, grpc = ?suite.grpc_addr, gateway = ?suite.gateway_addr, "serving");
+                suite.run_until(shutdown_signal()).await?;
+            }
+            Command::Migrate { action } => {
+                let db = qiwang_infra::db::connect(&settings.database_url()).await.context("connecting to the database")?;
+                match action {
+                    MigrateAction::Up => {
+                        Migrator::up(&db, None).await?;
+                        println!("migrations applied");
+                    }
+                    MigrateAction::Down => {
+                        Migrator::down(&db, Some(1)).await?;
+                        println!("rolled back the last migration");
+                    }
+                    MigrateAction::Status => {
+                        for m in Migrator::get_applied_migrations(&db).await? {
+                            println!("applied  {}", m.name());
+                        }
+                        for m in Migrator::get_pending_migrations(&db).await? {
+                            println!("pending  {}", m.name());
+                        }
+                    }
+                }
+            }
+            Command::Token { .. } | Command::Presets { .. } => unreachable!("handled above"),
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}
+
+fn presets(action: &PresetsAction) -> anyhow::Result<ExitCode> {
+    match action {
+        PresetsAction::List => {
+            for (name, text) in preset::OFFICIAL {
+                let p = preset::parse(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+                println!(
+                    "{name:14} {:8} {}  {}",
+                    p.game.code(),
+                    p.title_zh,
+                    p.title_en
+                );
+            }
+        }
+        PresetsAction::Show { name } => {
+            let Some(result) = preset::official_by_name(name) else {
+                let known: Vec<&str> = preset::OFFICIAL.iter().map(|(n, _)| *n).collect();
+                bail!(
+                    "unknown preset {name:?}; official presets: {}",
+                    known.join(", ")
+                );
+            };
+            let p = result.map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+            print!("{}", show(&p));
+        }
+        PresetsAction::Check { file } => {
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            match preset::parse(&text) {
+                Ok(p) => println!(
+                    "{}: ok (preset {}, {} events)",
+                    file.display(),
+                    p.name,
+                    p.events.len()
+                ),
+                Err(errors) => {
+                    for e in &errors.0 {
+                        println!("{}: {e}", file.display());
+                    }
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn show(p: &preset::Preset) -> String {
+    use std::fmt::Write;
+    let game_zh = match p.game {
+        preset::Game::Go => "围棋",
+        preset::Game::Xiangqi => "象棋",
+        preset::Game::Chess => "国际象棋",
+    };
+    let mut out = String::new();
+    let _ = writeln!(out, "{}\n{}", p.title_zh, p.title_en);
+    let _ = writeln!(
+        out,
+        "棋种 Game: {game_zh} / {}    赛季 Season: {}",
+        p.game.code(),
+        p.season
+    );
+    let _ = writeln!(
+        out,
+        "网络报名 Online registration (China time, inclusive): {} — {}; 可重复报名 repeat entry: {}",
+        p.registration.opens_on,
+        p.registration.closes_on,
+        if p.registration.repeat_entry {
+            "是 yes"
+        } else {
+            "否 no"
+        }
+    );
+    let _ = writeln!(
+        out,
+        "限制名单 Bar list: 海外棋手豁免 overseas exempt: {}",
+        if p.bar.overseas_exempt {
+            "是 yes"
+        } else {
+            "否 no"
+        }
+    );
+    let _ = writeln!(out, "项目 Events:");
+    for e in &p.events {
+        let sex = match e.sex {
+            preset::EventSex::Open => "不限 open",
+            preset::EventSex::Male => "男 men",
+            preset::EventSex::Female => "女 women",
+        };
+        let online = if e.online_qualifier {
+            "网络海选 online qualifier"
+        } else {
+            "线下报名 offline entry"
+        };
+        let mut line = format!(
+            "  {:20} {} / {}  [{sex}; {online}]",
+            e.code, e.name_zh, e.name_en
+        );
+        if let Some(w) = e.birth_window {
+            let from = w
+                .born_from
+                .map(|d| d.to_string())
+                .unwrap_or_else(|| "…".into());
+            let to = w
+                .born_to
+                .map(|d| d.to_string())
+                .unwrap_or_else(|| "…".into());
+            let _ = write!(line, " 出生 born {from} — {to}");
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}

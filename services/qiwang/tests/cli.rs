@@ -1,0 +1,217 @@
+//! The `qiwang` binary as an operator runs it.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn qiwang() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_qiwang"));
+    // A clean environment for settings: nothing from the caller's QIWANG_* leaks in.
+    for (key, _) in std::env::vars() {
+        if key.starts_with("QIWANG_") || key == "DATABASE_URL" {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
+}
+
+fn temp_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "qiwang-cli-{}-{}",
+        std::process::id(),
+        rand_suffix()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+#[test]
+fn invalid_configuration_stops_start_up_and_names_the_key() {
+    let dir = temp_dir();
+    let out = qiwang()
+        .current_dir(&dir)
+        .arg("up")
+        .env("QIWANG_GRPC__LISTEN", "not-an-address")
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("grpc.listen") && stderr.contains("QIWANG_GRPC__LISTEN"),
+        "{stderr}"
+    );
+
+    let out = qiwang()
+        .current_dir(&dir)
+        .arg("up")
+        .env("QIWANG_GATEWAY__LISEN", "127.0.0.1:1")
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("lisen"),
+        "unknown keys are named"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn presets_check_reports_every_error_with_its_path() {
+    let dir = temp_dir();
+    let file = dir.join("bad.toml");
+    let good = qiwang()
+        .args(["presets", "show", "xiangqi-2022"])
+        .output()
+        .expect("run");
+    assert!(good.status.success());
+    assert!(String::from_utf8_lossy(&good.stdout).contains("少儿赛"));
+    std::fs::write(
+        &file,
+        "format = 1\nname = \"x\"\ngame = \"go\"\nseason = 2030\ntitle_zh = \"\"\ntitle_en = \"t\"\n\
+         [registration]\nopens_on = \"2030-02-30\"\ncloses_on = \"2030-03-01\"\nrepeat_entry = true\n\
+         [[events]]\ncode = \"a\"\nname_zh = \"甲\"\nname_en = \"A\"\nsex = \"x\"\nonline_qualifier = true\n",
+    )
+    .expect("write");
+    let out = qiwang()
+        .args(["presets", "check"])
+        .arg(&file)
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for path in [
+        "title_zh: must not be empty",
+        "registration.opens_on:",
+        "events[0].sex:",
+    ] {
+        assert!(stdout.contains(path), "{path} missing from:\n{stdout}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn production_mode_refuses_to_mint() {
+    let dir = temp_dir();
+    let key = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../infra/testdata/test-ed25519-public.pem"
+    );
+    let out = qiwang()
+        .current_dir(&dir)
+        .args(["token", "--role", "organizer", "--sub", "x"])
+        .env("QIWANG_AUTH__MODE", "production")
+        .env("QIWANG_AUTH__PUBLIC_KEYS", format!("[\"{key}\"]"))
+        .output()
+        .expect("run");
+    assert!(
+        !out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot mint"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dev = qiwang()
+        .current_dir(&dir)
+        .args(["token", "--role", "organizer", "--sub", "x"])
+        .output()
+        .expect("run");
+    assert!(dev.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&dev.stdout)
+            .trim()
+            .split('.')
+            .count(),
+        3,
+        "a JWT"
+    );
+    assert!(
+        dir.join("qiwang-data/dev-jwt-secret").is_file(),
+        "the secret is generated into the data dir"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn up_starts_everything_on_the_embedded_default_and_stops_on_sigterm() {
+    let dir = temp_dir();
+    let mut child = qiwang()
+        .current_dir(&dir)
+        .arg("up")
+        .env("QIWANG_GRPC__LISTEN", "127.0.0.1:0")
+        .env("QIWANG_GATEWAY__LISTEN", "127.0.0.1:0")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let mut banner = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        match lines.next() {
+            Some(Ok(line)) => {
+                let done = line.starts_with("Ctrl-C");
+                banner.push(line);
+                if done {
+                    break;
+                }
+            }
+            _ => break,
+        }
+    }
+    let text = banner.join("\n");
+    assert!(
+        text.contains("gRPC") && text.contains("/graphql") && text.contains("token"),
+        "{text}"
+    );
+    assert!(
+        dir.join("qiwang-data/qiwang.db").is_file(),
+        "SQLite file created in ./qiwang-data/"
+    );
+    let gateway = text
+        .lines()
+        .find_map(|l| l.split("http://").nth(1))
+        .and_then(|rest| rest.split('/').next())
+        .expect("gateway address")
+        .to_owned();
+    let healthz = std::net::TcpStream::connect(&gateway).map(|mut s| {
+        use std::io::{Read, Write};
+        let _ = write!(
+            s,
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        );
+        let mut body = String::new();
+        let _ = s.read_to_string(&mut body);
+        body
+    });
+    assert!(healthz.expect("gateway reachable").contains("200 OK"));
+
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let exit = loop {
+        if let Some(exit) = child.try_wait().expect("wait") {
+            break exit;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "qiwang did not stop within 30 s of SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(exit.success(), "graceful exit: {exit:?}");
+    let _ = std::fs::remove_dir_all(dir);
+}
