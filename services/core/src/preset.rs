@@ -13,7 +13,19 @@ use chrono::NaiveDate;
 use serde::Deserialize;
 use std::fmt;
 
+use crate::advancement::Selection;
+use crate::dan::{DanApplications, DanApplicationsFile, check_dan_applications};
+use crate::finals::{
+    CityTeamRules, CityTeamsFile, FeeRules, FeesFile, check_city_teams, check_fees,
+};
 use crate::identity::Sex;
+use crate::pairs::{PairsFile, PairsRules, check_pairs};
+use crate::prize::{PrizeTable, PrizeTableFile, check_prizes, check_prizes_against_events};
+use crate::stage::{Stage, StageFile, StageKind, check_stage};
+use crate::team::{TeamCategory, TeamCategoryFile, check_teams, check_teams_against};
+use crate::workflow::{
+    NoticeFile, NoticePeriod, WildcardRules, WildcardsFile, check_notice, check_wildcards,
+};
 
 /// The preset file format this build reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -89,6 +101,12 @@ pub struct Event {
     /// Entered through the online qualifier (海选), free and without approval (R-REG-1).
     pub online_qualifier: bool,
     pub birth_window: Option<BirthWindow>,
+    /// Finalists need a grade certificate (R-REG-5: go-2025 CWA; xiangqi-2022 youth CXA).
+    pub requires_grade_certificate: bool,
+    /// Entries need organizer approval (R-REG-8: youth and senior groups).
+    pub requires_approval: bool,
+    /// For a pairs event: who may pair, the window, 8..32 (R-PAIR-1, R-PAIR-2, R-REG-10).
+    pub pairs: Option<PairsRules>,
 }
 
 /// The online registration window, inclusive China-time calendar days (R-REG-1).
@@ -119,11 +137,36 @@ pub struct Preset {
     pub registration: RegistrationWindow,
     pub bar: BarPolicy,
     pub events: Vec<Event>,
+    /// The stage chain, in order (R-STR-3).
+    pub stages: Vec<Stage>,
+    /// Team categories (R-TEAM-1..5).
+    pub teams: Vec<TeamCategory>,
+    /// Prize tables (R-PRZ-1, R-IND-2).
+    pub prizes: Vec<PrizeTable>,
+    /// go-2025 dan applications (R-GRD-4).
+    pub dan_applications: Option<DanApplications>,
+    /// The offline service fee (R-REG-7).
+    pub fees: FeeRules,
+    /// Working days a qualifier has to complete their finals information (R-REG-6).
+    pub finals_information_working_days: Option<u32>,
+    /// City teams (R-REG-9).
+    pub city_teams: Option<CityTeamRules>,
+    /// Wildcards (R-WC-1).
+    pub wildcards: WildcardRules,
+    /// The finalist list's public notice (R-PUB-1); `None`: organizers set it.
+    pub public_notice: Option<NoticePeriod>,
 }
 
 impl Preset {
     pub fn event(&self, code: &str) -> Option<&Event> {
         self.events.iter().find(|e| e.code == code)
+    }
+    pub fn stage(&self, code: &str) -> Option<&Stage> {
+        self.stages.iter().find(|s| s.code == code)
+    }
+    /// The final stage, if the preset has one.
+    pub fn final_stage(&self) -> Option<&Stage> {
+        self.stages.iter().find(|s| s.kind == StageKind::Final)
     }
 }
 
@@ -173,6 +216,29 @@ struct PresetFile {
     #[serde(default)]
     bar: BarFile,
     events: Vec<EventFile>,
+    #[serde(default)]
+    stages: Vec<StageFile>,
+    #[serde(default)]
+    teams: Vec<TeamCategoryFile>,
+    #[serde(default)]
+    prizes: Vec<PrizeTableFile>,
+    #[serde(default)]
+    dan_applications: Option<DanApplicationsFile>,
+    fees: FeesFile,
+    #[serde(default)]
+    finals_information: Option<FinalsInformationFile>,
+    #[serde(default)]
+    city_teams: Option<CityTeamsFile>,
+    #[serde(default)]
+    wildcards: Option<WildcardsFile>,
+    #[serde(default)]
+    public_notice: Option<NoticeFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FinalsInformationFile {
+    working_days: i64,
 }
 
 #[derive(Deserialize)]
@@ -200,24 +266,41 @@ struct EventFile {
     online_qualifier: bool,
     born_from: Option<String>,
     born_to: Option<String>,
+    #[serde(default)]
+    requires_grade_certificate: bool,
+    #[serde(default)]
+    requires_approval: bool,
+    #[serde(default)]
+    pairs: Option<PairsFile>,
 }
 
-/// Collects errors while a file is checked.
-struct Checker(Vec<PresetError>);
+/// Collects every problem while a preset file is checked. Each module that owns a section of the
+/// preset validates its section with it, giving the full path of each bad field
+/// (`stages[2].advance.top_n`).
+pub(crate) struct Checker(pub(crate) Vec<PresetError>);
 
 impl Checker {
-    fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    pub(crate) fn new() -> Self {
+        Checker(Vec::new())
+    }
+    pub(crate) fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.0.push(PresetError {
             path: path.into(),
             message: message.into(),
         });
     }
-    fn non_empty(&mut self, path: &str, value: &str) {
+    pub(crate) fn non_empty(&mut self, path: &str, value: &str) {
         if value.trim().is_empty() {
             self.err(path, "must not be empty");
         }
     }
-    fn date(&mut self, path: &str, value: &str) -> Option<NaiveDate> {
+    /// A number that must be > 0.
+    pub(crate) fn positive(&mut self, path: &str, value: i64) {
+        if value <= 0 {
+            self.err(path, "must be > 0");
+        }
+    }
+    pub(crate) fn date(&mut self, path: &str, value: &str) -> Option<NaiveDate> {
         match NaiveDate::parse_from_str(value, "%Y-%m-%d") {
             Ok(d) => Some(d),
             Err(_) => {
@@ -241,7 +324,7 @@ pub fn parse(text: &str) -> Result<Preset, PresetErrors> {
             .unwrap_or_default();
         PresetErrors(vec![PresetError { path, message }])
     })?;
-    let mut c = Checker(Vec::new());
+    let mut c = Checker::new();
     if file.format != FORMAT_VERSION {
         c.err(
             "format",
@@ -314,6 +397,10 @@ pub fn parse(text: &str) -> Result<Preset, PresetErrors> {
         }
         let birth_window = (e.born_from.is_some() || e.born_to.is_some())
             .then_some(BirthWindow { born_from, born_to });
+        let pairs = e
+            .pairs
+            .as_ref()
+            .and_then(|pf| check_pairs(pf, &p("pairs"), &e.sex, &mut c));
         if let Some(sex) = sex {
             events.push(Event {
                 code: e.code.clone(),
@@ -322,9 +409,54 @@ pub fn parse(text: &str) -> Result<Preset, PresetErrors> {
                 sex,
                 online_qualifier: e.online_qualifier,
                 birth_window,
+                requires_grade_certificate: e.requires_grade_certificate,
+                requires_approval: e.requires_approval,
+                pairs,
             });
         }
     }
+    let mut stages = Vec::with_capacity(file.stages.len());
+    for (i, st) in file.stages.iter().enumerate() {
+        if file.stages[..i].iter().any(|prev| prev.code == st.code) {
+            c.err(
+                format!("stages[{i}].code"),
+                format!("{:?} appears more than once", st.code),
+            );
+        }
+        if let Some(stage) = check_stage(st, &format!("stages[{i}]"), &mut c) {
+            stages.push(stage);
+        }
+    }
+    let teams = check_teams(&file.teams, "teams", &mut c).unwrap_or_default();
+    let prizes = check_prizes(&file.prizes, "prizes", &mut c).unwrap_or_default();
+    check_prizes_against_events(&prizes, &events, "prizes", &mut c);
+    check_teams_against(&teams, &events, &prizes, "teams", &mut c);
+    let dan_applications = file
+        .dan_applications
+        .as_ref()
+        .and_then(|d| check_dan_applications(d, "dan_applications", &mut c));
+    let fees = check_fees(&file.fees, "fees", &mut c);
+    let finals_information_working_days = file.finals_information.as_ref().and_then(|f| {
+        c.positive("finals_information.working_days", f.working_days);
+        u32::try_from(f.working_days).ok().filter(|n| *n > 0)
+    });
+    let city_teams = file
+        .city_teams
+        .as_ref()
+        .and_then(|f| check_city_teams(f, "city_teams", &mut c));
+    let wildcards = match &file.wildcards {
+        Some(w) => check_wildcards(w, "wildcards", &mut c),
+        None => WildcardRules {
+            deadline: None,
+            quota_per_event: None,
+            sources: Vec::new(),
+        },
+    };
+    let public_notice = file
+        .public_notice
+        .as_ref()
+        .and_then(|n| check_notice(n, "public_notice", &mut c));
+    cross_check(&events, &stages, dan_applications.as_ref(), &mut c);
     match (c.0.is_empty(), game, opens, closes) {
         (true, Some(game), Some(opens_on), Some(closes_on)) => Ok(Preset {
             name: file.name,
@@ -341,8 +473,89 @@ pub fn parse(text: &str) -> Result<Preset, PresetErrors> {
                 overseas_exempt: file.bar.overseas_exempt,
             },
             events,
+            stages,
+            teams,
+            prizes,
+            dan_applications,
+            fees,
+            finals_information_working_days,
+            city_teams,
+            wildcards,
+            public_notice,
         }),
         _ => Err(PresetErrors(c.0)),
+    }
+}
+
+/// Checks between sections: every code one section uses names something another section defines.
+fn cross_check(events: &[Event], stages: &[Stage], dan: Option<&DanApplications>, c: &mut Checker) {
+    let has_event = |code: &str| events.iter().any(|e| e.code == code);
+    let has_stage = |code: &str| stages.iter().any(|s| s.code == code);
+    if stages.iter().filter(|s| s.kind == StageKind::Final).count() > 1 {
+        c.err("stages", "at most one stage may be the final");
+    }
+    for (i, stage) in stages.iter().enumerate() {
+        let Some(advance) = &stage.advance else {
+            continue;
+        };
+        let p = format!("stages[{i}].advance");
+        if !has_stage(&advance.to) {
+            c.err(
+                format!("{p}.to"),
+                format!("{:?} is not a stage of this preset", advance.to),
+            );
+        }
+        if let Some(r) = &advance.repechage
+            && !has_stage(r)
+        {
+            c.err(
+                format!("{p}.repechage"),
+                format!("{r:?} is not a stage of this preset"),
+            );
+        }
+        let by_knockout = matches!(advance.selection, Selection::Knockout);
+        if by_knockout != (stage.kind == StageKind::Knockout) {
+            c.err(
+                format!("{p}.by"),
+                format!("does not match the stage's kind {:?}", stage.kind.code()),
+            );
+        }
+        for (g, group) in advance.groups.iter().enumerate() {
+            for (k, e) in group.events.iter().enumerate() {
+                if !has_event(e) {
+                    c.err(
+                        format!("{p}.groups[{g}].events[{k}]"),
+                        format!("{e:?} is not an event of this preset"),
+                    );
+                }
+            }
+        }
+    }
+    for (i, stage) in stages.iter().enumerate() {
+        let Some(grades) = &stage.grades else {
+            continue;
+        };
+        for (k, t) in grades.pairs.iter().enumerate() {
+            if !events
+                .iter()
+                .any(|e| e.code == t.event && e.pairs.is_some())
+            {
+                c.err(
+                    format!("stages[{i}].grades.pairs[{k}].event"),
+                    format!("{:?} is not a pairs event of this preset", t.event),
+                );
+            }
+        }
+    }
+    if let Some(dan) = dan {
+        for (g, group) in dan.groups.iter().enumerate() {
+            if !has_event(&group.event) {
+                c.err(
+                    format!("dan_applications.groups[{g}].event"),
+                    format!("{:?} is not an event of this preset", group.event),
+                );
+            }
+        }
     }
 }
 
@@ -467,6 +680,9 @@ mod tests {
             opens_on = "2030-07-01"
             closes_on = "2030-06-01"
             repeat_entry = true
+            [fees]
+            offline_service_fee_yuan = 0
+            refund_no_show = false
             [[events]]
             code = "a"
             name_zh = "甲"

@@ -76,6 +76,7 @@ fn presets_check_reports_every_error_with_its_path() {
         &file,
         "format = 1\nname = \"x\"\ngame = \"go\"\nseason = 2030\ntitle_zh = \"\"\ntitle_en = \"t\"\n\
          [registration]\nopens_on = \"2030-02-30\"\ncloses_on = \"2030-03-01\"\nrepeat_entry = true\n\
+         [fees]\noffline_service_fee_yuan = 0\nrefund_no_show = false\n\
          [[events]]\ncode = \"a\"\nname_zh = \"甲\"\nname_en = \"A\"\nsex = \"x\"\nonline_qualifier = true\n",
     )
     .expect("write");

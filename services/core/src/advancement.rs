@@ -1,0 +1,1933 @@
+//! Advancement between stages (晋级, 入围, 复活): R-ADV-1 to R-ADV-12 and the final's entrant counts
+//! (R-FIN-1), as data (`[stages.advance]`) and pure functions.
+//!
+//! * [`cut`] ranks one leaderboard (one stage, one period, one group: R-STR-1 periods are
+//!   independent, so the shell calls it once per period) and says, for every player, whether they
+//!   advance and why: rank, points, and which criterion of the tie chain decided for or against them.
+//! * [`quota_status`] compares the places of the final that a stage fills (its quota) with the
+//!   qualifiers and direct seeds actually there: how many places are short, whether a repechage
+//!   (复活赛) is needed (R-ADV-12), how many places are left for wildcards (R-FIN-1).
+//! * Knockout stages (R-ADV-3, R-ADV-6) are in [`crate::knockout`]; their `[stages.advance]` says
+//!   only where the winners go and the quota they fill.
+//!
+//! The input, [`Candidate`], is a plain row the shell fills from the standings; this module does not
+//! depend on how standings are computed.
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+
+use crate::preset::Checker;
+
+// ---------------------------------------------------------------------------------------------
+// Domain types
+// ---------------------------------------------------------------------------------------------
+
+/// One criterion of a tie chain, applied after points (higher points always rank first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TieCriterion {
+    /// 胜局数多者列前 (R-ADV-2, R-ADV-10, R-ADV-11).
+    MoreWins,
+    /// 平均局时少者列前 (R-ADV-5, R-ADV-8): lower average game time over counted games.
+    LowerAverageGameTime,
+    /// 先达到分数线 (R-ADV-5 Reading, R-ADV-8): earlier instant at which the player's current score
+    /// line first reached the stage's points line; a player who never reached it comes last.
+    EarlierReachedLine,
+}
+
+impl TieCriterion {
+    pub const ALL: [TieCriterion; 3] = [
+        TieCriterion::MoreWins,
+        TieCriterion::LowerAverageGameTime,
+        TieCriterion::EarlierReachedLine,
+    ];
+
+    /// The preset code.
+    pub fn code(self) -> &'static str {
+        match self {
+            TieCriterion::MoreWins => "more_wins",
+            TieCriterion::LowerAverageGameTime => "lower_average_game_time",
+            TieCriterion::EarlierReachedLine => "earlier_reached_line",
+        }
+    }
+
+    pub fn parse(code: &str) -> Option<TieCriterion> {
+        TieCriterion::ALL.into_iter().find(|t| t.code() == code)
+    }
+
+    /// `Less` when `a` ranks before `b` on this criterion.
+    pub fn compare(self, a: &Candidate, b: &Candidate) -> Ordering {
+        match self {
+            TieCriterion::MoreWins => b.wins.cmp(&a.wins),
+            TieCriterion::LowerAverageGameTime => {
+                // a.total / a.games  vs  b.total / b.games, exactly, by cross-multiplication.
+                let lhs = u128::from(a.total_game_secs) * u128::from(b.counted_games);
+                let rhs = u128::from(b.total_game_secs) * u128::from(a.counted_games);
+                lhs.cmp(&rhs)
+            }
+            TieCriterion::EarlierReachedLine => match (a.reached_line_at, b.reached_line_at) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            },
+        }
+    }
+}
+
+/// How one leaderboard is cut (积分晋级制).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PointsRule {
+    /// The points line: points ≥ this to advance ("达到X分及以上", R-ADV-1, 4, 5, 7, 8, 9).
+    pub min_points: Option<i64>,
+    /// At most this many advance per leaderboard (per period), before full ties at the cut.
+    pub top_n: Option<u32>,
+    /// Counted games (责任局) needed to be ranked at all (R-ONL-10; at least 1 by the Reading for
+    /// every cut).
+    pub min_counted_games: u32,
+    /// Tie-breaks after points, in order.
+    pub tie_chain: Vec<TieCriterion>,
+    /// Players tied on points and the whole chain at the cut all advance together (R-ADV-10 "并列一同
+    /// 晋级"; the Reading applies it to every top-N stage). When false, the tied players across the
+    /// cut are left undecided for the organizer (e.g. a lottery, [`crate::lottery::draw`]).
+    pub ties_advance_together: bool,
+}
+
+/// How the advancers of a stage are selected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selection {
+    /// A points leaderboard per period, cut by [`cut`].
+    Points(PointsRule),
+    /// The winners of the last knockout round advance ([`crate::knockout`]).
+    Knockout,
+    /// 复活赛 (R-ADV-12): a points leaderboard whose number of places is the shortfall of the final
+    /// quota, known only when the stage is held ([`AdvanceConfig::repechage_rule`]).
+    Repechage(PointsRule),
+}
+
+/// A group of events with its own leaderboard and numbers inside one stage (go-2025: the open group
+/// takes 38 per period, the youth group 30, R-ADV-11).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdvanceGroup {
+    pub code: String,
+    /// Event codes whose players share this group's leaderboard.
+    pub events: Vec<String>,
+    /// Overrides the stage's `top_n`.
+    pub top_n: Option<u32>,
+    /// Overrides the stage's `final_quota`.
+    pub final_quota: Option<u32>,
+}
+
+/// Players placed straight into the next stage (直接晋级), e.g. the top 3 of a quarterly
+/// tournament (R-ADV-2, R-ADV-5, R-FIN-1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectSeed {
+    pub count: u32,
+    /// Where they come from, for people (e.g. "2015年业余围棋棋王争霸赛季度赛（4段组）前3名").
+    pub source: String,
+}
+
+/// A stage's `[stages.advance]`: who advances, where to, who joins them there directly, and the
+/// final's numbers when the stage feeds the final.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdvanceConfig {
+    /// The code of the stage the advancers go to.
+    pub to: String,
+    pub selection: Selection,
+    pub groups: Vec<AdvanceGroup>,
+    /// Seeded straight into the `to` stage alongside this stage's advancers.
+    pub seeds: Vec<DirectSeed>,
+    /// Places of the final this stage's qualifiers are meant to fill, over all periods (R-FIN-1:
+    /// 360, 240, 120, 184). Seeds and wildcards are on top.
+    pub final_quota: Option<u32>,
+    /// All entrants of the final's individual events, wildcards included, when the rules fix it
+    /// (xiangqi-2022: 240, R-FIN-1); wildcards then fill what qualifiers and seeds leave.
+    pub final_entrants: Option<u32>,
+    /// The stage that fills a shortfall of `final_quota` (R-ADV-12), when the preset defines one.
+    pub repechage: Option<String>,
+}
+
+impl AdvanceConfig {
+    fn group(&self, code: Option<&str>) -> Result<Option<&AdvanceGroup>, ()> {
+        match code {
+            None => Ok(None),
+            Some(c) => self.groups.iter().find(|g| g.code == c).map(Some).ok_or(()),
+        }
+    }
+
+    /// The points rule of a leaderboard: of the whole stage (`group` = None) or of a group (its
+    /// `top_n` overriding the stage's). `None` for a knockout or repechage stage, an unknown group,
+    /// or the whole stage when it has groups (each leaderboard then belongs to a group).
+    pub fn rule(&self, group: Option<&str>) -> Option<PointsRule> {
+        let Selection::Points(rule) = &self.selection else {
+            return None;
+        };
+        if group.is_none() && !self.groups.is_empty() {
+            return None;
+        }
+        let g = self.group(group).ok()?;
+        let mut rule = rule.clone();
+        if let Some(n) = g.and_then(|g| g.top_n) {
+            rule.top_n = Some(n);
+        }
+        Some(rule)
+    }
+
+    /// The points rule of a repechage held to fill `places` places (R-ADV-12). `None` unless this
+    /// is a repechage stage.
+    pub fn repechage_rule(&self, places: u32) -> Option<PointsRule> {
+        let Selection::Repechage(rule) = &self.selection else {
+            return None;
+        };
+        Some(PointsRule {
+            top_n: Some(places),
+            ..rule.clone()
+        })
+    }
+
+    /// The final quota of the stage or of a group. `None` if none applies or the group is unknown.
+    pub fn final_quota(&self, group: Option<&str>) -> Option<u32> {
+        let g = self.group(group).ok()?;
+        g.and_then(|g| g.final_quota).or(self.final_quota)
+    }
+
+    /// Players seeded directly into the `to` stage.
+    pub fn seeded(&self) -> u32 {
+        self.seeds.iter().map(|s| s.count).sum()
+    }
+
+    /// The nominal number of advancers of a top-N stage over `periods` periods, before ties at the
+    /// cut (R-ADV-10: 23 × 8 = 184). `None` without a top N.
+    pub fn nominal_advancers(&self, group: Option<&str>, periods: u32) -> Option<u32> {
+        self.rule(group)?.top_n?.checked_mul(periods)
+    }
+}
+
+/// One player's row of a leaderboard, as the standings give it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub player: String,
+    pub points: i64,
+    pub wins: u32,
+    /// Counted games (责任局) of the current score line: wins + losses + draws + escapes (R-ONL-9).
+    pub counted_games: u32,
+    /// Total duration of the counted games, seconds; the average game time is
+    /// `total_game_secs / counted_games`, compared exactly (R-ONL-9).
+    pub total_game_secs: u64,
+    /// End of the game after which the current score line first reached the stage's points line.
+    pub reached_line_at: Option<DateTime<Utc>>,
+    /// Out of the stage whatever the points: eliminated for escapes (R-ONL-3), results cancelled for
+    /// cheating (R-ONL-8) or disqualified (R-DIS-1).
+    pub excluded: bool,
+}
+
+impl Candidate {
+    /// The average game time in whole seconds, rounded down, for display. `None` without games.
+    pub fn average_game_secs(&self) -> Option<u64> {
+        (self.counted_games > 0).then(|| self.total_game_secs / u64::from(self.counted_games))
+    }
+}
+
+/// What separated two players: points, or a criterion of the tie chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decider {
+    Points,
+    Tie(TieCriterion),
+}
+
+/// Why a player advanced or not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CutReason {
+    // Advanced.
+    /// Reached the points line in a stage without a top N (R-ADV-1, 4, 7, 9).
+    ReachedLine { min_points: i64 },
+    /// The eligible field (ranked, over the line) is no larger than the places: all advance.
+    WholeFieldAdvances { field: u32, places: u32 },
+    /// Inside the places, ahead of `ahead_of` (the first player below this one's group at the cut)
+    /// on `by`.
+    WithinPlaces {
+        places: u32,
+        ahead_of: String,
+        by: Decider,
+    },
+    /// Tied on points and the whole chain with the player at the cut; `tied` players advance
+    /// together beyond the places (R-ADV-10).
+    TiedAtCut { places: u32, tied: u32 },
+    // Not advanced.
+    /// Eliminated, cancelled or disqualified (see [`Candidate::excluded`]).
+    Excluded,
+    /// Not ranked: too few counted games.
+    TooFewGames { counted: u32, needed: u32 },
+    /// Ranked but under the points line.
+    BelowLine { min_points: i64 },
+    /// Outside the places, behind `behind` (the last player in, or the tied group at the cut) on `by`.
+    OutsidePlaces {
+        places: u32,
+        behind: String,
+        by: Decider,
+    },
+    /// The stage has no places at all (a repechage with nothing to fill).
+    NoPlaces,
+    /// Tied across the cut where ties do not advance together: `places_left` places remain for the
+    /// `tied` players, for the organizer to decide.
+    UndecidedTie { places_left: u32, tied: u32 },
+}
+
+/// One player's line of a cut: the candidate (so the tie chain values are shown per player), the
+/// rank, the verdict and the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CutRow {
+    pub candidate: Candidate,
+    /// Competition rank (1, 2, 2, 4) among ranked players by points and the whole tie chain;
+    /// `None` for unranked players.
+    pub rank: Option<u32>,
+    pub advanced: bool,
+    pub reason: CutReason,
+}
+
+/// The result of cutting one leaderboard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdvancementCut {
+    /// Ranked players by rank (equal ranks by player id, for a stable display), then unranked
+    /// players by player id.
+    pub rows: Vec<CutRow>,
+    pub places: Option<u32>,
+    /// Places left undecided by a tie across the cut (only when ties do not advance together).
+    pub undecided_places: u32,
+}
+
+impl AdvancementCut {
+    /// The advancing players, in rank order.
+    pub fn advanced(&self) -> Vec<&str> {
+        self.rows
+            .iter()
+            .filter(|r| r.advanced)
+            .map(|r| r.candidate.player.as_str())
+            .collect()
+    }
+
+    pub fn row(&self, player: &str) -> Option<&CutRow> {
+        self.rows.iter().find(|r| r.candidate.player == player)
+    }
+}
+
+/// Why a leaderboard could not be cut.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CutError {
+    #[error("player {0:?} appears more than once in the leaderboard")]
+    DuplicatePlayer(String),
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cut
+// ---------------------------------------------------------------------------------------------
+
+/// Points first (higher first), then the tie chain.
+fn compare_chain(rule: &PointsRule, a: &Candidate, b: &Candidate) -> Ordering {
+    rule.tie_chain.iter().fold(b.points.cmp(&a.points), |o, t| {
+        o.then_with(|| t.compare(a, b))
+    })
+}
+
+/// The first key (points, then each criterion) on which `a` and `b` differ.
+fn decider(rule: &PointsRule, a: &Candidate, b: &Candidate) -> Decider {
+    if a.points != b.points {
+        return Decider::Points;
+    }
+    rule.tie_chain
+        .iter()
+        .find(|t| t.compare(a, b) != Ordering::Equal)
+        .map_or(Decider::Points, |t| Decider::Tie(*t))
+}
+
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Cuts one leaderboard (R-ADV-1, 2, 4, 5, 7 to 11; "Reading for every cut").
+///
+/// * Excluded players and players with fewer than `max(min_counted_games, 1)` counted games are
+///   unranked and do not advance.
+/// * The others are ranked by points, then the tie chain; players equal on all of it share a rank.
+/// * Those under `min_points` do not advance. Of the rest (the eligible field), all advance when
+///   there is no top N or the field is no larger than N; otherwise the first N do, and players tied
+///   on the whole chain with the N-th all advance with them when `ties_advance_together`, or are
+///   left undecided when not.
+///
+/// The result does not depend on the order of `candidates`.
+pub fn cut(rule: &PointsRule, candidates: &[Candidate]) -> Result<AdvancementCut, CutError> {
+    let mut seen = BTreeSet::new();
+    for c in candidates {
+        if !seen.insert(c.player.as_str()) {
+            return Err(CutError::DuplicatePlayer(c.player.clone()));
+        }
+    }
+    let needed = rule.min_counted_games.max(1);
+    let (mut ranked, mut unranked): (Vec<&Candidate>, Vec<&Candidate>) = candidates
+        .iter()
+        .partition(|c| !c.excluded && c.counted_games >= needed);
+    ranked.sort_by(|a, b| compare_chain(rule, a, b).then_with(|| a.player.cmp(&b.player)));
+    unranked.sort_by(|a, b| a.player.cmp(&b.player));
+
+    let mut ranks = Vec::with_capacity(ranked.len());
+    for (i, c) in ranked.iter().enumerate() {
+        let rank = match (i.checked_sub(1).and_then(|p| ranked.get(p)), ranks.last()) {
+            (Some(prev), Some(&r)) if compare_chain(rule, prev, c) == Ordering::Equal => r,
+            _ => count(i + 1),
+        };
+        ranks.push(rank);
+    }
+
+    // The eligible field is a prefix, since points rank first.
+    let eligible = rule.min_points.map_or(ranked.len(), |m| {
+        ranked.iter().take_while(|c| c.points >= m).count()
+    });
+
+    let mut reasons: Vec<(bool, CutReason)> = Vec::with_capacity(ranked.len());
+    let mut undecided_places = 0;
+    match rule.top_n {
+        None => {
+            for _ in 0..eligible {
+                reasons.push(match rule.min_points {
+                    Some(min_points) => (true, CutReason::ReachedLine { min_points }),
+                    None => (
+                        true,
+                        CutReason::WholeFieldAdvances {
+                            field: count(eligible),
+                            places: count(eligible),
+                        },
+                    ),
+                });
+            }
+        }
+        Some(places) => {
+            let n = usize::try_from(places).unwrap_or(usize::MAX);
+            if n == 0 {
+                reasons.extend((0..eligible).map(|_| (false, CutReason::NoPlaces)));
+            } else if eligible <= n {
+                reasons.extend((0..eligible).map(|_| {
+                    (
+                        true,
+                        CutReason::WholeFieldAdvances {
+                            field: count(eligible),
+                            places,
+                        },
+                    )
+                }));
+            } else {
+                // The tied group [lo, hi) of the N-th player (index n − 1).
+                let at_cut = ranked[n - 1];
+                let same = |c: &&Candidate| compare_chain(rule, c, at_cut) == Ordering::Equal;
+                let lo = ranked[..n]
+                    .iter()
+                    .rposition(|c| !same(c))
+                    .map_or(0, |i| i + 1);
+                let hi = n + ranked[n..eligible].iter().take_while(|c| same(c)).count();
+                if hi == n {
+                    // A clean cut between n − 1 and n.
+                    let first_out = ranked[n];
+                    let last_in = ranked[n - 1];
+                    for (i, c) in ranked[..eligible].iter().enumerate() {
+                        reasons.push(if i < n {
+                            (
+                                true,
+                                CutReason::WithinPlaces {
+                                    places,
+                                    ahead_of: first_out.player.clone(),
+                                    by: decider(rule, c, first_out),
+                                },
+                            )
+                        } else {
+                            (
+                                false,
+                                CutReason::OutsidePlaces {
+                                    places,
+                                    behind: last_in.player.clone(),
+                                    by: decider(rule, c, last_in),
+                                },
+                            )
+                        });
+                    }
+                } else {
+                    let tied = count(hi - lo);
+                    let group_head = ranked[lo];
+                    let behind = if rule.ties_advance_together {
+                        ranked[hi - 1]
+                    } else {
+                        group_head
+                    };
+                    if !rule.ties_advance_together {
+                        undecided_places = count(n - lo);
+                    }
+                    for (i, c) in ranked[..eligible].iter().enumerate() {
+                        reasons.push(if i < lo {
+                            (
+                                true,
+                                CutReason::WithinPlaces {
+                                    places,
+                                    ahead_of: group_head.player.clone(),
+                                    by: decider(rule, c, group_head),
+                                },
+                            )
+                        } else if i < hi {
+                            if rule.ties_advance_together {
+                                (true, CutReason::TiedAtCut { places, tied })
+                            } else {
+                                (
+                                    false,
+                                    CutReason::UndecidedTie {
+                                        places_left: undecided_places,
+                                        tied,
+                                    },
+                                )
+                            }
+                        } else {
+                            (
+                                false,
+                                CutReason::OutsidePlaces {
+                                    places,
+                                    behind: behind.player.clone(),
+                                    by: decider(rule, c, behind),
+                                },
+                            )
+                        });
+                    }
+                }
+            }
+        }
+    }
+    if let Some(min_points) = rule.min_points {
+        reasons
+            .extend((eligible..ranked.len()).map(|_| (false, CutReason::BelowLine { min_points })));
+    }
+
+    let mut rows: Vec<CutRow> = ranked
+        .iter()
+        .zip(ranks)
+        .zip(reasons)
+        .map(|((c, rank), (advanced, reason))| CutRow {
+            candidate: (*c).clone(),
+            rank: Some(rank),
+            advanced,
+            reason,
+        })
+        .collect();
+    rows.extend(unranked.into_iter().map(|c| CutRow {
+        candidate: c.clone(),
+        rank: None,
+        advanced: false,
+        reason: if c.excluded {
+            CutReason::Excluded
+        } else {
+            CutReason::TooFewGames {
+                counted: c.counted_games,
+                needed,
+            }
+        },
+    }));
+    Ok(AdvancementCut {
+        rows,
+        places: rule.top_n,
+        undecided_places,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quotas, seeds, wildcards, repechage
+// ---------------------------------------------------------------------------------------------
+
+/// The final's places that a stage fills, against what it filled (R-ADV-12, R-FIN-1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuotaStatus {
+    pub quota: u32,
+    /// Online qualifiers of the stage (over all periods) who take their place.
+    pub qualified: u32,
+    /// `quota − qualified` when positive: the places a repechage must fill.
+    pub short: u32,
+    /// `qualified − quota` when positive (full ties at a cut, knockout byes): they all go.
+    pub surplus: u32,
+    /// R-ADV-12: a repechage is needed when places are short.
+    pub repechage_needed: bool,
+    /// The stage that holds it, if the preset defines one; `None` with `repechage_needed` means the
+    /// organizer must define one (R-ADV-12 "复活赛规程届时另行通知").
+    pub repechage_stage: Option<String>,
+    pub seeds_declared: u32,
+    pub seeds_present: u32,
+    /// Seed places not taken. Reading: they are not filled by the repechage (R-ADV-12 counts the
+    /// online admissions, "录取人数"); they are left to wildcards.
+    pub seeds_short: u32,
+    /// Places left for wildcards when the final's size is fixed (xiangqi-2022: 240 − qualifiers),
+    /// never negative; `None` when the number of wildcards is the committee's decision (R-WC-1).
+    pub wildcard_places: Option<u32>,
+}
+
+/// The quota status of a stage (or one of its groups) that feeds the final. `None` when no quota
+/// applies. `seeds_present` counts the direct seeds who take their place (capped at the declared
+/// seeds for the shortfall).
+pub fn quota_status(
+    config: &AdvanceConfig,
+    group: Option<&str>,
+    qualified: u32,
+    seeds_present: u32,
+) -> Option<QuotaStatus> {
+    let quota = config.final_quota(group)?;
+    let short = quota.saturating_sub(qualified);
+    let seeds_declared = config.seeded();
+    Some(QuotaStatus {
+        quota,
+        qualified,
+        short,
+        surplus: qualified.saturating_sub(quota),
+        repechage_needed: short > 0,
+        repechage_stage: config.repechage.clone(),
+        seeds_declared,
+        seeds_present,
+        seeds_short: seeds_declared.saturating_sub(seeds_present),
+        wildcard_places: config.final_entrants.map(|total| {
+            total
+                .saturating_sub(qualified)
+                .saturating_sub(seeds_present)
+        }),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Preset section `[stages.advance]`
+// ---------------------------------------------------------------------------------------------
+
+// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
+/// `[stages.advance]` as written in a preset file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AdvanceFile {
+    pub(crate) to: String,
+    /// `points` | `knockout` | `repechage`.
+    pub(crate) by: String,
+    pub(crate) min_points: Option<i64>,
+    pub(crate) top_n: Option<i64>,
+    pub(crate) min_counted_games: Option<i64>,
+    pub(crate) tie_chain: Option<Vec<String>>,
+    pub(crate) ties_advance_together: Option<bool>,
+    pub(crate) final_quota: Option<i64>,
+    pub(crate) final_entrants: Option<i64>,
+    pub(crate) repechage: Option<String>,
+    #[serde(default)]
+    pub(crate) seeds: Vec<SeedFile>,
+    #[serde(default)]
+    pub(crate) groups: Vec<GroupFile>,
+}
+
+// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
+/// `[[stages.advance.seeds]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SeedFile {
+    pub(crate) count: i64,
+    pub(crate) source: String,
+}
+
+// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
+/// `[[stages.advance.groups]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GroupFile {
+    pub(crate) code: String,
+    pub(crate) events: Vec<String>,
+    pub(crate) top_n: Option<i64>,
+    pub(crate) final_quota: Option<i64>,
+}
+
+// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
+/// A count that must be > 0 and fit in u32.
+fn positive_u32(c: &mut Checker, path: &str, value: i64) -> Option<u32> {
+    if value <= 0 {
+        c.err(path, "must be > 0");
+        return None;
+    }
+    match u32::try_from(value) {
+        Ok(v) => Some(v),
+        Err(_) => {
+            c.err(path, format!("must be at most {}", u32::MAX));
+            None
+        }
+    }
+}
+
+// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
+/// Checks `[stages.advance]`, reporting every problem under `path` (e.g. `stages[2].advance`).
+/// Cross-section checks (that `to`, `repechage` and group events name real stages and events, that
+/// a `knockout` stage has a `[stages.knockout]`) belong to the preset loader.
+pub(crate) fn check_advance(
+    file: &AdvanceFile,
+    path: &str,
+    c: &mut Checker,
+) -> Option<AdvanceConfig> {
+    let p = |field: &str| format!("{path}.{field}");
+    let errors_before = c.0.len();
+    c.non_empty(&p("to"), &file.to);
+
+    #[derive(PartialEq)]
+    enum By {
+        Points,
+        Knockout,
+        Repechage,
+    }
+    let by = match file.by.as_str() {
+        "points" => Some(By::Points),
+        "knockout" => Some(By::Knockout),
+        "repechage" => Some(By::Repechage),
+        other => {
+            c.err(
+                p("by"),
+                format!("{other:?} is not one of points, knockout, repechage"),
+            );
+            None
+        }
+    };
+
+    if by == Some(By::Knockout) {
+        let points_only = [
+            ("min_points", file.min_points.is_some()),
+            ("top_n", file.top_n.is_some()),
+            ("min_counted_games", file.min_counted_games.is_some()),
+            ("tie_chain", file.tie_chain.is_some()),
+            (
+                "ties_advance_together",
+                file.ties_advance_together.is_some(),
+            ),
+            ("groups", !file.groups.is_empty()),
+        ];
+        for (field, present) in points_only {
+            if present {
+                c.err(
+                    p(field),
+                    "only for by = \"points\" or \"repechage\" (a knockout's winners advance)",
+                );
+            }
+        }
+    }
+    if by == Some(By::Repechage) {
+        if file.top_n.is_some() {
+            c.err(
+                p("top_n"),
+                "not for by = \"repechage\": its places are the final quota's shortfall (R-ADV-12)",
+            );
+        }
+        if !file.groups.is_empty() {
+            c.err(p("groups"), "only for by = \"points\"");
+        }
+    }
+    if by == Some(By::Points)
+        && file.min_points.is_none()
+        && file.top_n.is_none()
+        && file.groups.iter().all(|g| g.top_n.is_none())
+    {
+        c.err(
+            p("top_n"),
+            "a points stage needs min_points, top_n or both (otherwise everyone advances)",
+        );
+    }
+
+    let top_n = file.top_n.and_then(|v| positive_u32(c, &p("top_n"), v));
+    let min_counted_games = match file.min_counted_games {
+        None => 1,
+        Some(v) => positive_u32(c, &p("min_counted_games"), v).unwrap_or(1),
+    };
+    let mut tie_chain = Vec::new();
+    for (i, code) in file.tie_chain.iter().flatten().enumerate() {
+        match TieCriterion::parse(code) {
+            Some(t) if tie_chain.contains(&t) => {
+                c.err(
+                    format!("{path}.tie_chain[{i}]"),
+                    format!("{code:?} appears more than once"),
+                );
+            }
+            Some(t) => tie_chain.push(t),
+            None => c.err(
+                format!("{path}.tie_chain[{i}]"),
+                format!(
+                    "{code:?} is not one of more_wins, lower_average_game_time, earlier_reached_line"
+                ),
+            ),
+        }
+    }
+    if tie_chain.contains(&TieCriterion::EarlierReachedLine) && file.min_points.is_none() {
+        c.err(
+            p("tie_chain"),
+            "earlier_reached_line needs min_points (the line to reach)",
+        );
+    }
+
+    let final_quota = file
+        .final_quota
+        .and_then(|v| positive_u32(c, &p("final_quota"), v));
+    let final_entrants = file
+        .final_entrants
+        .and_then(|v| positive_u32(c, &p("final_entrants"), v));
+    if let Some(r) = &file.repechage {
+        c.non_empty(&p("repechage"), r);
+        if file.final_quota.is_none() && file.groups.iter().all(|g| g.final_quota.is_none()) {
+            c.err(
+                p("repechage"),
+                "a repechage fills a final quota: set final_quota",
+            );
+        }
+    }
+
+    let mut seeds = Vec::new();
+    for (i, s) in file.seeds.iter().enumerate() {
+        let sp = |field: &str| format!("{path}.seeds[{i}].{field}");
+        let count = positive_u32(c, &sp("count"), s.count);
+        c.non_empty(&sp("source"), &s.source);
+        if let Some(count) = count {
+            seeds.push(DirectSeed {
+                count,
+                source: s.source.clone(),
+            });
+        }
+    }
+    let seeded: u64 = seeds.iter().map(|s| u64::from(s.count)).sum();
+    if let (Some(total), Some(quota)) = (final_entrants, final_quota)
+        && u64::from(total) < u64::from(quota) + seeded
+    {
+        c.err(
+            p("final_entrants"),
+            "must be at least final_quota plus the direct seeds",
+        );
+    }
+
+    let mut groups: Vec<AdvanceGroup> = Vec::new();
+    let mut all_events: BTreeSet<&str> = BTreeSet::new();
+    for (i, g) in file.groups.iter().enumerate() {
+        let gp = |field: &str| format!("{path}.groups[{i}].{field}");
+        c.non_empty(&gp("code"), &g.code);
+        if file.groups[..i].iter().any(|prev| prev.code == g.code) {
+            c.err(gp("code"), format!("{:?} appears more than once", g.code));
+        }
+        if g.events.is_empty() {
+            c.err(gp("events"), "must list at least one event");
+        }
+        for (j, e) in g.events.iter().enumerate() {
+            let ep = format!("{path}.groups[{i}].events[{j}]");
+            c.non_empty(&ep, e);
+            if !all_events.insert(e.as_str()) {
+                c.err(ep, format!("{e:?} is already in a group"));
+            }
+        }
+        if by == Some(By::Points)
+            && g.top_n.is_none()
+            && top_n.is_none()
+            && file.min_points.is_none()
+        {
+            c.err(
+                gp("top_n"),
+                "needed: the stage sets neither top_n nor min_points",
+            );
+        }
+        let g_top = g.top_n.and_then(|v| positive_u32(c, &gp("top_n"), v));
+        let g_quota = g
+            .final_quota
+            .and_then(|v| positive_u32(c, &gp("final_quota"), v));
+        groups.push(AdvanceGroup {
+            code: g.code.clone(),
+            events: g.events.clone(),
+            top_n: g_top,
+            final_quota: g_quota,
+        });
+    }
+
+    if c.0.len() != errors_before {
+        return None;
+    }
+    let rule = PointsRule {
+        min_points: file.min_points,
+        top_n,
+        min_counted_games,
+        tie_chain,
+        ties_advance_together: file.ties_advance_together.unwrap_or(true),
+    };
+    let selection = match by? {
+        By::Points => Selection::Points(rule),
+        By::Knockout => Selection::Knockout,
+        By::Repechage => Selection::Repechage(rule),
+    };
+    Some(AdvanceConfig {
+        to: file.to.clone(),
+        selection,
+        groups,
+        seeds,
+        final_quota,
+        final_entrants,
+        repechage: file.repechage.clone(),
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use chrono::TimeZone;
+    use proptest::prelude::*;
+
+    fn at(minute: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2015, 9, 1, 2, 0, 0)
+            .single()
+            .expect("time")
+            + chrono::Duration::minutes(i64::from(minute))
+    }
+
+    fn cand(player: &str, points: i64, wins: u32, games: u32) -> Candidate {
+        Candidate {
+            player: player.to_owned(),
+            points,
+            wins,
+            counted_games: games,
+            total_game_secs: u64::from(games) * 1200,
+            reached_line_at: None,
+            excluded: false,
+        }
+    }
+
+    fn rule(min_points: Option<i64>, top_n: Option<u32>, chain: &[TieCriterion]) -> PointsRule {
+        PointsRule {
+            min_points,
+            top_n,
+            min_counted_games: 1,
+            tie_chain: chain.to_vec(),
+            ties_advance_together: true,
+        }
+    }
+
+    /// The snippets of /work/snippets/advancement/*.toml, copied (the tests must not read files
+    /// outside the repository). `# stage X` lines become `[[stages]]` headers.
+    const GO_2015: &str = r#"
+# Advancement and knockout sections for go-2015 (services/core/src/advancement.rs, knockout.rs).
+# Source: seeds/000_…txt, 2015 Go rules 十、竞赛办法 and 总决赛. Merge each block under its [[stages]].
+
+# stage haixuan
+# R-ADV-1: per period (R-STR-1), points >= 4 -> 晋级赛. One counted game needed to be ranked (Reading for every cut).
+[stages.advance]
+to = "jinji"
+by = "points"
+min_points = 4
+min_counted_games = 1
+
+# stage jinji
+# R-ADV-2: per period, top 720 by points; tie: more wins first; full ties at the cut advance together
+# (Reading for every cut). Also seeded straight into 入围: top 3 of the 2015 quarterly tournament (up to 3-dan group).
+[stages.advance]
+to = "ruwei"
+by = "points"
+top_n = 720
+min_counted_games = 1
+tie_chain = ["more_wins"]
+ties_advance_together = true
+
+[[stages.advance.seeds]]
+count = 3
+source = "2015年业余围棋棋王争霸赛季度赛（定段至3段组）前3名"
+
+# stage ruwei
+# R-ADV-3: knockout, its winners go to the final; 360 places (R-FIN-1) plus 12 seeds (top 3 of the four
+# 4-dan-group quarterly tournaments) plus wildcards (number decided by the committee). R-ADV-12: if fewer
+# than 360 qualify, the repechage stage fuhuo fills the shortfall.
+[stages.advance]
+to = "final"
+by = "knockout"
+final_quota = 360
+repechage = "fuhuo"
+
+[[stages.advance.seeds]]
+count = 12
+source = "2015年业余围棋棋王争霸赛季度赛（4段组）前3名（四个季度）"
+
+# R-ADV-3: 3 rounds, random pairing, winner advances, an escaper is out (both escapers: both out);
+# Go has no draws (R-ONL-2); no wait rule: a player in the room but never matched advances at the
+# round's close (Reading for every knockout: the odd player out gets a bye).
+[stages.knockout]
+rounds = 3
+pairing = "random"
+bye = "advances"
+escape = "out"
+draw = "impossible"
+
+# R-ONL-6: 入围 games: 30 minutes each, then byo-yomi 20 s, 3 times (the third overrun loses).
+[stages.knockout.time_control]
+main_secs = 1800
+byoyomi_secs = 20
+byoyomi_periods = 3
+
+# stage fuhuo
+# R-ADV-12: 复活赛, held only when 入围 leaves places short; its places are the shortfall. Its rules were
+# "to be announced" (复活赛规程届时另行通知); Reading: a points stage ranked like 晋级 (more wins), full ties advance together.
+[stages.advance]
+to = "final"
+by = "repechage"
+min_counted_games = 1
+tie_chain = ["more_wins"]
+ties_advance_together = true
+"#;
+    const XIANGQI_2015: &str = r#"
+# Advancement and knockout sections for xiangqi-2015 (services/core/src/advancement.rs, knockout.rs).
+# Source: seeds/000_…txt, 2015 Xiangqi rules 十、竞赛办法 and 总决赛. Merge each block under its [[stages]].
+
+# stage haixuan
+# R-ADV-4: per period, points >= 5 -> 晋级赛 (the 10 counted games are for the certificate only, R-GRD-2).
+[stages.advance]
+to = "jinji"
+by = "points"
+min_points = 5
+min_counted_games = 1
+
+# stage jinji
+# R-ADV-5, R-ONL-10: per period, >= 5 counted games and points >= 6, then top 480 by points;
+# tie: lower average game time, then who reached 6 points first (Reading); full ties advance together.
+# Also seeded straight into 入围: top 10 of the platform's warm-up event.
+[stages.advance]
+to = "ruwei"
+by = "points"
+min_points = 6
+top_n = 480
+min_counted_games = 5
+tie_chain = ["lower_average_game_time", "earlier_reached_line"]
+ties_advance_together = true
+
+[[stages.advance.seeds]]
+count = 10
+source = "边锋网络预热赛前10名"
+
+# stage ruwei
+# R-ADV-6, R-FIN-1: knockout winners go to the final: 240 places, plus 12 seeds (Hangzhou grade
+# tournament quarterly men's and women's top 3), plus wildcards. R-ADV-12: a shortfall is filled by fuhuo.
+[stages.advance]
+to = "final"
+by = "knockout"
+final_quota = 240
+repechage = "fuhuo"
+
+[[stages.advance.seeds]]
+count = 12
+source = "杭州象棋等级赛季度赛男、女组前三名"
+
+# R-ADV-6: single elimination, 3 rounds, random pairing; an escaper is out (both escapers: both out);
+# a player not matched within 60 minutes of entering the room advances (exactly 60 is within);
+# a draw is replayed once as blitz with colours swapped, Red 6 min / Black 2 min, +5 s a move
+# (R-ONL-6), and a blitz draw is a Black win (和棋黑胜: Black moves second in Xiangqi).
+[stages.knockout]
+rounds = 3
+pairing = "random"
+bye = "advances"
+escape = "out"
+draw = "blitz-replay"
+unmatched_advance_after_minutes = 60
+
+# R-ONL-6: games of 10 minutes each, then 20 s a move.
+[stages.knockout.time_control]
+main_secs = 600
+byoyomi_secs = 20
+
+[stages.knockout.blitz]
+first_mover_secs = 360
+second_mover_secs = 120
+increment_secs = 5
+draw_winner = "second-mover"
+
+# stage fuhuo
+# R-ADV-12: 复活赛 to fill the shortfall of the 240; rules "to be announced". Reading: ranked like
+# 晋级 (lower average game time, no points line so no line-reaching tie-break), full ties advance together.
+[stages.advance]
+to = "final"
+by = "repechage"
+min_counted_games = 1
+tie_chain = ["lower_average_game_time"]
+ties_advance_together = true
+"#;
+    const CHESS_2015: &str = r#"
+# Advancement sections for chess-2015 (services/core/src/advancement.rs).
+# Source: seeds/000_…txt, 2015 Chess rules 十、竞赛办法 and 总决赛. Merge each block under its [[stages]].
+
+# stage haixuan
+# R-ADV-7: per period, points >= 5 -> 入围赛 (the 10 counted games are for the certificate only, R-GRD-3).
+[stages.advance]
+to = "ruwei"
+by = "points"
+min_points = 5
+min_counted_games = 1
+
+# stage ruwei
+# R-ADV-8, R-ONL-10, R-FIN-1: points stage, >= 5 counted games and points >= 6, top 120 by points;
+# tie: lower average game time, then who reached 6 points first; full ties advance together.
+# Final: 120 places plus 12 seeds (Hangzhou chess grade tournament quarterly men's and women's top 3)
+# plus wildcards. R-ADV-12: a shortfall is filled by fuhuo.
+[stages.advance]
+to = "final"
+by = "points"
+min_points = 6
+top_n = 120
+min_counted_games = 5
+tie_chain = ["lower_average_game_time", "earlier_reached_line"]
+ties_advance_together = true
+final_quota = 120
+repechage = "fuhuo"
+
+[[stages.advance.seeds]]
+count = 12
+source = "杭州国际象棋等级赛季度赛男、女组前三名"
+
+# stage fuhuo
+# R-ADV-12: 复活赛 to fill the shortfall of the 120; rules "to be announced". Reading: ranked like 入围
+# (lower average game time), full ties advance together.
+[stages.advance]
+to = "final"
+by = "repechage"
+min_counted_games = 1
+tie_chain = ["lower_average_game_time"]
+ties_advance_together = true
+"#;
+    const XIANGQI_2022: &str = r#"
+# Advancement sections for xiangqi-2022 (services/core/src/advancement.rs).
+# Source: seeds/001_…txt 十、竞赛办法 and 十一、总决赛. Merge each block under its [[stages]].
+
+# stage haixuan
+# R-ADV-9: per period, points >= 7 -> 入围赛 of that period.
+[stages.advance]
+to = "ruwei"
+by = "points"
+min_points = 7
+min_counted_games = 1
+
+# stage ruwei
+# R-ADV-10: per period top 23 (8 periods: 184 in all); tie: more wins; still tied: all advance together.
+# R-FIN-1: 184 + wildcards = 240 men's and women's individual entrants in all. R-ADV-12: no repechage is
+# defined; a shortfall is reported so that the organizer defines one.
+[stages.advance]
+to = "final"
+by = "points"
+top_n = 23
+min_counted_games = 1
+tie_chain = ["more_wins"]
+ties_advance_together = true
+final_quota = 184
+final_entrants = 240
+"#;
+    const GO_2025: &str = r#"
+# Advancement sections for go-2025 (services/core/src/advancement.rs).
+# Source: seeds/004_…txt 十、竞赛办法 (一). Merge under the haixuan [[stages]].
+
+# stage haixuan
+# R-ADV-11: per period, open group top 38, youth group top 30 -> the final; tie: more wins; still tied:
+# all advance together (as R-ADV-10). Six periods: 228 open and 180 youth places. The open group's
+# leaderboard holds the men's (open) and women's individual entrants; the youth group's the juniors
+# and infants (少儿组). Seniors do not play online. R-ADV-12: no repechage is defined.
+[stages.advance]
+to = "final"
+by = "points"
+min_counted_games = 1
+tie_chain = ["more_wins"]
+ties_advance_together = true
+
+[[stages.advance.groups]]
+code = "open"
+events = ["men-individual", "women-individual"]
+top_n = 38
+final_quota = 228
+
+[[stages.advance.groups]]
+code = "youth"
+events = ["junior", "infant"]
+top_n = 30
+final_quota = 180
+"#;
+
+    #[derive(Deserialize)]
+    struct Wrapper {
+        stages: Vec<StageWrapper>,
+    }
+    #[derive(Deserialize)]
+    struct StageWrapper {
+        code: String,
+        advance: Option<AdvanceFile>,
+        knockout: Option<crate::knockout::KnockoutFile>,
+    }
+
+    /// Parses a snippet and checks every section; returns (stage code, advance config).
+    pub(crate) fn parse_snippet(
+        text: &str,
+    ) -> Vec<(
+        String,
+        Option<AdvanceConfig>,
+        Option<crate::knockout::KnockoutConfig>,
+    )> {
+        let text: String = text
+            .lines()
+            .map(|l| match l.strip_prefix("# stage ") {
+                Some(code) => format!("[[stages]]\ncode = \"{code}\"\n"),
+                None => format!("{l}\n"),
+            })
+            .collect();
+        let w: Wrapper = toml::from_str(&text).expect("snippet parses");
+        let mut c = Checker::new();
+        let out = w
+            .stages
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let a = s
+                    .advance
+                    .as_ref()
+                    .and_then(|a| check_advance(a, &format!("stages[{i}].advance"), &mut c));
+                let k = s.knockout.as_ref().and_then(|k| {
+                    crate::knockout::check_knockout(k, &format!("stages[{i}].knockout"), &mut c)
+                });
+                (s.code.clone(), a, k)
+            })
+            .collect();
+        assert!(c.0.is_empty(), "{:?}", c.0);
+        out
+    }
+
+    pub(crate) const SNIPPETS: [(&str, &str); 5] = [
+        ("go-2015", GO_2015),
+        ("xiangqi-2015", XIANGQI_2015),
+        ("chess-2015", CHESS_2015),
+        ("xiangqi-2022", XIANGQI_2022),
+        ("go-2025", GO_2025),
+    ];
+
+    fn advance(preset: &str, stage: &str) -> AdvanceConfig {
+        let text = SNIPPETS
+            .iter()
+            .find(|(n, _)| *n == preset)
+            .map(|(_, t)| *t)
+            .expect("preset");
+        parse_snippet(text)
+            .into_iter()
+            .find(|(code, _, _)| code == stage)
+            .and_then(|(_, a, _)| a)
+            .expect("stage with [stages.advance]")
+    }
+
+    fn points_rule(preset: &str, stage: &str) -> PointsRule {
+        advance(preset, stage).rule(None).expect("points stage")
+    }
+
+    #[test]
+    fn every_snippet_parses_and_checks() {
+        for (name, text) in SNIPPETS {
+            let stages = parse_snippet(text);
+            assert!(!stages.is_empty(), "{name}");
+        }
+    }
+
+    #[test]
+    fn r_adv_1_go_2015_haixuan_4_points_advance_to_jinji() {
+        let a = advance("go-2015", "haixuan");
+        assert_eq!(a.to, "jinji");
+        let r = a.rule(None).expect("points");
+        assert_eq!((r.min_points, r.top_n), (Some(4), None));
+        let cut = cut(
+            &r,
+            &[
+                cand("a", 4, 3, 5),
+                cand("b", 2, 2, 2),
+                cand("c", 8, 4, 4),
+                cand("d", 0, 0, 0),
+            ],
+        )
+        .expect("cut");
+        assert_eq!(cut.advanced(), ["c", "a"]);
+        assert_eq!(
+            cut.row("a").map(|r| &r.reason),
+            Some(&CutReason::ReachedLine { min_points: 4 })
+        );
+        assert_eq!(
+            cut.row("b").map(|r| (&r.reason, r.rank)),
+            Some((&CutReason::BelowLine { min_points: 4 }, Some(3)))
+        );
+        // No counted game: unranked (Reading for every cut).
+        assert_eq!(
+            cut.row("d").map(|r| (&r.reason, r.rank)),
+            Some((
+                &CutReason::TooFewGames {
+                    counted: 0,
+                    needed: 1
+                },
+                None
+            ))
+        );
+    }
+
+    #[test]
+    fn r_adv_2_go_2015_jinji_top_720_more_wins_first_and_3_seeds() {
+        let a = advance("go-2015", "jinji");
+        assert_eq!((a.to.as_str(), a.seeded()), ("ruwei", 3));
+        let r = a.rule(None).expect("points");
+        assert_eq!(r.top_n, Some(720));
+        assert_eq!(r.tie_chain, [TieCriterion::MoreWins]);
+        assert_eq!(a.nominal_advancers(None, 4), Some(2880));
+        // 719 players on 20 points, then two on 10 points: 6 wins beats 5 wins for place 720.
+        let mut field: Vec<Candidate> = (0..719)
+            .map(|i| cand(&format!("p{i:03}"), 20, 10, 10))
+            .collect();
+        field.push(cand("five-wins", 10, 5, 5));
+        field.push(cand("six-wins", 10, 6, 7));
+        let cut = cut(&r, &field).expect("cut");
+        assert_eq!(cut.advanced().len(), 720);
+        let six = cut.row("six-wins").expect("row");
+        assert_eq!((six.advanced, six.rank), (true, Some(720)));
+        assert_eq!(
+            six.reason,
+            CutReason::WithinPlaces {
+                places: 720,
+                ahead_of: "five-wins".into(),
+                by: Decider::Tie(TieCriterion::MoreWins)
+            }
+        );
+        let five = cut.row("five-wins").expect("row");
+        assert_eq!(
+            (five.advanced, five.rank, &five.reason),
+            (
+                false,
+                Some(721),
+                &CutReason::OutsidePlaces {
+                    places: 720,
+                    behind: "six-wins".into(),
+                    by: Decider::Tie(TieCriterion::MoreWins)
+                }
+            )
+        );
+        // Players far above the cut are in on points.
+        assert_eq!(
+            cut.row("p000").map(|r| &r.reason),
+            Some(&CutReason::WithinPlaces {
+                places: 720,
+                ahead_of: "five-wins".into(),
+                by: Decider::Points
+            })
+        );
+    }
+
+    #[test]
+    fn r_adv_3_go_2015_ruwei_is_a_knockout_filling_360_plus_12_seeds() {
+        let a = advance("go-2015", "ruwei");
+        assert_eq!(a.selection, Selection::Knockout);
+        assert_eq!(a.rule(None), None);
+        assert_eq!(
+            (a.to.as_str(), a.final_quota(None), a.seeded()),
+            ("final", Some(360), 12)
+        );
+        assert_eq!(a.repechage.as_deref(), Some("fuhuo"));
+    }
+
+    #[test]
+    fn r_adv_4_xiangqi_2015_haixuan_5_points() {
+        let r = points_rule("xiangqi-2015", "haixuan");
+        assert_eq!((r.min_points, r.top_n), (Some(5), None));
+        let cut = cut(&r, &[cand("a", 5, 3, 4), cand("b", 4, 3, 5)]).expect("cut");
+        assert_eq!(cut.advanced(), ["a"]);
+    }
+
+    fn xq_candidate(
+        player: &str,
+        points: i64,
+        games: u32,
+        avg: u64,
+        reached: Option<u32>,
+    ) -> Candidate {
+        Candidate {
+            player: player.into(),
+            points,
+            wins: 0,
+            counted_games: games,
+            total_game_secs: avg * u64::from(games),
+            reached_line_at: reached.map(at),
+            excluded: false,
+        }
+    }
+
+    #[test]
+    fn r_adv_5_xiangqi_2015_jinji_5_games_6_points_top_480_average_time_then_line() {
+        let a = advance("xiangqi-2015", "jinji");
+        assert_eq!((a.to.as_str(), a.seeded()), ("ruwei", 10));
+        let r = a.rule(None).expect("points");
+        assert_eq!(
+            (r.min_points, r.top_n, r.min_counted_games),
+            (Some(6), Some(480), 5)
+        );
+        assert_eq!(
+            r.tie_chain,
+            [
+                TieCriterion::LowerAverageGameTime,
+                TieCriterion::EarlierReachedLine
+            ]
+        );
+        let mut field: Vec<Candidate> = (0..478)
+            .map(|i| xq_candidate(&format!("p{i:03}"), 20, 12, 900, Some(10)))
+            .collect();
+        // Three on 8 points for places 479-480: the faster average first, then the earlier line.
+        field.push(xq_candidate("fast", 8, 6, 600, Some(50)));
+        field.push(xq_candidate("slow-early", 8, 6, 700, Some(20)));
+        field.push(xq_candidate("slow-late", 8, 6, 700, Some(30)));
+        // 30 points but only 4 counted games: not ranked (R-ONL-10).
+        field.push(xq_candidate("four-games", 30, 4, 600, Some(5)));
+        // 5 games but 4 points: under the line.
+        field.push(xq_candidate("under", 4, 9, 600, None));
+        let cut = cut(&r, &field).expect("cut");
+        assert_eq!(cut.advanced().len(), 480);
+        let reason = |p: &str| cut.row(p).map(|r| (r.advanced, r.reason.clone()));
+        assert_eq!(
+            reason("fast"),
+            Some((
+                true,
+                CutReason::WithinPlaces {
+                    places: 480,
+                    ahead_of: "slow-late".into(),
+                    by: Decider::Tie(TieCriterion::LowerAverageGameTime)
+                }
+            ))
+        );
+        assert_eq!(
+            reason("slow-early"),
+            Some((
+                true,
+                CutReason::WithinPlaces {
+                    places: 480,
+                    ahead_of: "slow-late".into(),
+                    by: Decider::Tie(TieCriterion::EarlierReachedLine)
+                }
+            ))
+        );
+        assert_eq!(
+            reason("slow-late"),
+            Some((
+                false,
+                CutReason::OutsidePlaces {
+                    places: 480,
+                    behind: "slow-early".into(),
+                    by: Decider::Tie(TieCriterion::EarlierReachedLine)
+                }
+            ))
+        );
+        assert_eq!(
+            reason("four-games"),
+            Some((
+                false,
+                CutReason::TooFewGames {
+                    counted: 4,
+                    needed: 5
+                }
+            ))
+        );
+        assert_eq!(
+            reason("under"),
+            Some((false, CutReason::BelowLine { min_points: 6 }))
+        );
+    }
+
+    #[test]
+    fn r_adv_5_average_game_time_is_compared_exactly() {
+        // 1000/3 = 333.33… s against 333 s: the second is faster although both display as 333.
+        let r = rule(None, Some(1), &[TieCriterion::LowerAverageGameTime]);
+        let mut a = cand("a", 6, 3, 3);
+        a.total_game_secs = 1000;
+        let mut b = cand("b", 6, 3, 3);
+        b.total_game_secs = 999;
+        assert_eq!(a.average_game_secs(), b.average_game_secs());
+        let cut = cut(&r, &[a, b]).expect("cut");
+        assert_eq!(cut.advanced(), ["b"]);
+    }
+
+    #[test]
+    fn r_adv_6_xiangqi_2015_ruwei_is_a_knockout_filling_240_plus_12_seeds() {
+        let a = advance("xiangqi-2015", "ruwei");
+        assert_eq!(a.selection, Selection::Knockout);
+        assert_eq!((a.final_quota(None), a.seeded()), (Some(240), 12));
+    }
+
+    #[test]
+    fn r_adv_7_chess_2015_haixuan_5_points_to_ruwei() {
+        let a = advance("chess-2015", "haixuan");
+        assert_eq!(a.to, "ruwei");
+        let r = a.rule(None).expect("points");
+        assert_eq!((r.min_points, r.top_n), (Some(5), None));
+    }
+
+    #[test]
+    fn r_adv_8_chess_2015_ruwei_top_120_to_the_final() {
+        let a = advance("chess-2015", "ruwei");
+        let r = a.rule(None).expect("points");
+        assert_eq!(
+            (r.min_points, r.top_n, r.min_counted_games),
+            (Some(6), Some(120), 5)
+        );
+        assert_eq!(
+            r.tie_chain,
+            [
+                TieCriterion::LowerAverageGameTime,
+                TieCriterion::EarlierReachedLine
+            ]
+        );
+        assert_eq!(
+            (
+                a.to.as_str(),
+                a.final_quota(None),
+                a.seeded(),
+                a.repechage.as_deref()
+            ),
+            ("final", Some(120), 12, Some("fuhuo"))
+        );
+        // Never having reached the line ranks after having reached it (equal average).
+        let r2 = PointsRule {
+            top_n: Some(1),
+            ..r
+        };
+        let cut = cut(
+            &r2,
+            &[
+                xq_candidate("never", 6, 5, 600, None),
+                xq_candidate("reached", 6, 5, 600, Some(100)),
+            ],
+        )
+        .expect("cut");
+        assert_eq!(cut.advanced(), ["reached"]);
+    }
+
+    #[test]
+    fn r_adv_9_xiangqi_2022_haixuan_7_points_to_ruwei() {
+        let a = advance("xiangqi-2022", "haixuan");
+        let r = a.rule(None).expect("points");
+        assert_eq!(
+            (a.to.as_str(), r.min_points, r.top_n),
+            ("ruwei", Some(7), None)
+        );
+        let cut = cut(&r, &[cand("a", 7, 4, 5), cand("b", 6, 3, 4)]).expect("cut");
+        assert_eq!(cut.advanced(), ["a"]);
+    }
+
+    #[test]
+    fn r_adv_10_xiangqi_2022_ruwei_23_per_period_184_in_all_full_ties_advance_together() {
+        let a = advance("xiangqi-2022", "ruwei");
+        let r = a.rule(None).expect("points");
+        assert_eq!(r.top_n, Some(23));
+        assert_eq!(r.tie_chain, [TieCriterion::MoreWins]);
+        assert!(r.ties_advance_together);
+        assert_eq!(a.nominal_advancers(None, 8), Some(184));
+        assert_eq!(a.final_quota(None), Some(184));
+        // 21 clear players, then three on 10 points and 6 wins for places 22-23, one on 10 and 5 wins.
+        let mut field: Vec<Candidate> = (0..21)
+            .map(|i| cand(&format!("p{i:02}"), 30, 15, 20))
+            .collect();
+        for p in ["t1", "t2", "t3"] {
+            field.push(cand(p, 10, 6, 8));
+        }
+        field.push(cand("fewer-wins", 10, 5, 5));
+        let cut = cut(&r, &field).expect("cut");
+        assert_eq!(cut.advanced().len(), 24);
+        for p in ["t1", "t2", "t3"] {
+            let row = cut.row(p).expect("row");
+            assert_eq!(
+                (row.advanced, row.rank, &row.reason),
+                (
+                    true,
+                    Some(22),
+                    &CutReason::TiedAtCut {
+                        places: 23,
+                        tied: 3
+                    }
+                )
+            );
+        }
+        let out = cut.row("fewer-wins").expect("row");
+        assert_eq!(
+            (out.advanced, out.rank, &out.reason),
+            (
+                false,
+                Some(25),
+                &CutReason::OutsidePlaces {
+                    places: 23,
+                    behind: "t3".into(),
+                    by: Decider::Tie(TieCriterion::MoreWins)
+                }
+            )
+        );
+        // Eight periods of 24 (one tie each) exceed the quota: a surplus, no repechage.
+        let q = quota_status(&a, None, 8 * 24, 0).expect("quota");
+        assert_eq!((q.short, q.surplus, q.repechage_needed), (0, 8, false));
+    }
+
+    #[test]
+    fn r_adv_10_ties_not_together_leave_the_cut_undecided() {
+        let mut r = rule(None, Some(2), &[TieCriterion::MoreWins]);
+        r.ties_advance_together = false;
+        let field = [
+            cand("a", 10, 5, 5),
+            cand("b", 8, 4, 4),
+            cand("c", 8, 4, 6),
+            cand("d", 8, 4, 7),
+        ];
+        let cut = cut(&r, &field).expect("cut");
+        assert_eq!(cut.advanced(), ["a"]);
+        assert_eq!(cut.undecided_places, 1);
+        assert_eq!(
+            cut.row("c").map(|r| &r.reason),
+            Some(&CutReason::UndecidedTie {
+                places_left: 1,
+                tied: 3
+            })
+        );
+    }
+
+    #[test]
+    fn r_adv_11_go_2025_open_38_youth_30_per_period_tie_as_r_adv_10() {
+        let a = advance("go-2025", "haixuan");
+        assert_eq!(a.to, "final");
+        let open = a.rule(Some("open")).expect("open");
+        let youth = a.rule(Some("youth")).expect("youth");
+        assert_eq!((open.top_n, youth.top_n), (Some(38), Some(30)));
+        assert_eq!(open.tie_chain, [TieCriterion::MoreWins]);
+        assert!(open.ties_advance_together && youth.ties_advance_together);
+        assert_eq!(
+            (
+                a.nominal_advancers(Some("open"), 6),
+                a.nominal_advancers(Some("youth"), 6)
+            ),
+            (Some(228), Some(180))
+        );
+        assert_eq!(
+            (a.final_quota(Some("open")), a.final_quota(Some("youth"))),
+            (Some(228), Some(180))
+        );
+        assert_eq!(a.rule(Some("senior")), None);
+        let g = a.groups.iter().find(|g| g.code == "youth").expect("youth");
+        assert_eq!(g.events, ["junior", "infant"]);
+        // A youth period with 12 ranked players: the whole field advances.
+        let field: Vec<Candidate> = (0..12)
+            .map(|i| cand(&format!("y{i}"), i64::from(i) * 2 - 4, i, 12))
+            .collect();
+        let cut = cut(&youth, &field).expect("cut");
+        assert_eq!(cut.advanced().len(), 12);
+        assert_eq!(
+            cut.row("y0").map(|r| &r.reason),
+            Some(&CutReason::WholeFieldAdvances {
+                field: 12,
+                places: 30
+            })
+        );
+    }
+
+    #[test]
+    fn r_adv_12_short_quota_needs_a_repechage_that_fills_the_shortfall() {
+        let ruwei = advance("go-2015", "ruwei");
+        let q = quota_status(&ruwei, None, 351, 12).expect("quota");
+        assert_eq!(
+            (
+                q.quota,
+                q.short,
+                q.repechage_needed,
+                q.repechage_stage.as_deref()
+            ),
+            (360, 9, true, Some("fuhuo"))
+        );
+        let fuhuo = advance("go-2015", "fuhuo");
+        assert_eq!(fuhuo.to, "final");
+        assert_eq!(fuhuo.rule(None), None);
+        let r = fuhuo.repechage_rule(q.short).expect("repechage");
+        assert_eq!(r.top_n, Some(9));
+        let field: Vec<Candidate> = (0..20)
+            .map(|i| cand(&format!("r{i:02}"), 40 - i64::from(i) * 2, 20 - i, 20))
+            .collect();
+        assert_eq!(cut(&r, &field).expect("cut").advanced().len(), 9);
+        // Nothing short: a repechage cut with 0 places takes nobody.
+        let none = fuhuo.repechage_rule(0).expect("repechage");
+        let c = cut(&none, &field).expect("cut");
+        assert!(c.advanced().is_empty());
+        assert_eq!(c.rows[0].reason, CutReason::NoPlaces);
+        // xiangqi-2022 defines no repechage: a shortfall tells the organizer to define one.
+        let xq = advance("xiangqi-2022", "ruwei");
+        let q = quota_status(&xq, None, 180, 0).expect("quota");
+        assert_eq!(
+            (q.short, q.repechage_needed, q.repechage_stage),
+            (4, true, None)
+        );
+        // A full quota needs none.
+        let q = quota_status(&ruwei, None, 361, 12).expect("quota");
+        assert_eq!((q.short, q.surplus, q.repechage_needed), (0, 1, false));
+    }
+
+    #[test]
+    fn r_fin_1_final_entrants_qualifiers_seeds_and_wildcards() {
+        let expect = [
+            ("go-2015", "ruwei", 360, 12),
+            ("xiangqi-2015", "ruwei", 240, 12),
+            ("chess-2015", "ruwei", 120, 12),
+            ("xiangqi-2022", "ruwei", 184, 0),
+        ];
+        for (preset, stage, quota, seeds) in expect {
+            let a = advance(preset, stage);
+            assert_eq!(
+                (a.to.as_str(), a.final_quota(None), a.seeded()),
+                ("final", Some(quota), seeds),
+                "{preset}"
+            );
+        }
+        // xiangqi-2022: 184 qualifiers + wildcards = 240.
+        let xq = advance("xiangqi-2022", "ruwei");
+        let q = quota_status(&xq, None, 184, 0).expect("quota");
+        assert_eq!(q.wildcard_places, Some(56));
+        // Ties at the cut take wildcard places, never below zero.
+        assert_eq!(
+            quota_status(&xq, None, 190, 0).and_then(|q| q.wildcard_places),
+            Some(50)
+        );
+        assert_eq!(
+            quota_status(&xq, None, 250, 0).and_then(|q| q.wildcard_places),
+            Some(0)
+        );
+        // go-2015: the number of wildcards is the committee's; 2 of the 12 seeds absent.
+        let go = advance("go-2015", "ruwei");
+        let q = quota_status(&go, None, 360, 10).expect("quota");
+        assert_eq!(
+            (q.wildcard_places, q.seeds_short, q.repechage_needed),
+            (None, 2, false)
+        );
+    }
+
+    #[test]
+    fn reading_every_cut_excluded_players_are_unranked() {
+        let r = rule(Some(4), None, &[]);
+        let mut cheat = cand("cheat", 30, 15, 15);
+        cheat.excluded = true;
+        let cut = cut(&r, &[cheat, cand("a", 4, 2, 2)]).expect("cut");
+        assert_eq!(cut.advanced(), ["a"]);
+        assert_eq!(
+            cut.row("cheat").map(|r| (&r.reason, r.rank)),
+            Some((&CutReason::Excluded, None))
+        );
+    }
+
+    #[test]
+    fn reading_every_cut_duplicate_players_are_an_error() {
+        let r = rule(Some(4), None, &[]);
+        assert_eq!(
+            cut(&r, &[cand("a", 4, 2, 2), cand("a", 6, 3, 3)]),
+            Err(CutError::DuplicatePlayer("a".into()))
+        );
+    }
+
+    #[test]
+    fn reading_every_cut_ranks_are_competition_ranks_over_the_whole_chain() {
+        let r = rule(None, Some(10), &[TieCriterion::MoreWins]);
+        let cut = cut(
+            &r,
+            &[
+                cand("a", 10, 5, 5),
+                cand("b", 10, 5, 6),
+                cand("c", 10, 4, 6),
+                cand("d", 8, 4, 4),
+            ],
+        )
+        .expect("cut");
+        let ranks: Vec<(String, Option<u32>)> = cut
+            .rows
+            .iter()
+            .map(|r| (r.candidate.player.clone(), r.rank))
+            .collect();
+        assert_eq!(
+            ranks,
+            [
+                ("a".to_owned(), Some(1)),
+                ("b".to_owned(), Some(1)),
+                ("c".to_owned(), Some(3)),
+                ("d".to_owned(), Some(4))
+            ]
+        );
+    }
+
+    #[test]
+    fn check_advance_reports_every_problem_with_its_path() {
+        let text = r#"
+            to = ""
+            by = "knockout"
+            top_n = 5
+            tie_chain = ["more_wins"]
+            final_quota = 0
+            repechage = "fuhuo"
+            [[seeds]]
+            count = -1
+            source = ""
+        "#;
+        let file: AdvanceFile = toml::from_str(text).expect("parses");
+        let mut c = Checker::new();
+        assert_eq!(check_advance(&file, "stages[2].advance", &mut c), None);
+        let rendered: Vec<String> = c.0.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            rendered,
+            [
+                "stages[2].advance.to: must not be empty",
+                "stages[2].advance.top_n: only for by = \"points\" or \"repechage\" (a knockout's winners advance)",
+                "stages[2].advance.tie_chain: only for by = \"points\" or \"repechage\" (a knockout's winners advance)",
+                "stages[2].advance.final_quota: must be > 0",
+                "stages[2].advance.seeds[0].count: must be > 0",
+                "stages[2].advance.seeds[0].source: must not be empty",
+            ]
+        );
+
+        let text = r#"
+            to = "final"
+            by = "pointz"
+            top_n = 0
+            min_counted_games = 0
+            tie_chain = ["more_wins", "fewer_losses", "more_wins", "earlier_reached_line"]
+            final_quota = 10
+            final_entrants = 11
+            [[seeds]]
+            count = 2
+            source = "x"
+            [[groups]]
+            code = "g"
+            events = []
+            [[groups]]
+            code = "g"
+            events = ["a", "a"]
+            top_n = -3
+        "#;
+        let file: AdvanceFile = toml::from_str(text).expect("parses");
+        let mut c = Checker::new();
+        assert_eq!(check_advance(&file, "stages[0].advance", &mut c), None);
+        let rendered: Vec<String> = c.0.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            rendered,
+            [
+                "stages[0].advance.by: \"pointz\" is not one of points, knockout, repechage",
+                "stages[0].advance.top_n: must be > 0",
+                "stages[0].advance.min_counted_games: must be > 0",
+                "stages[0].advance.tie_chain[1]: \"fewer_losses\" is not one of more_wins, lower_average_game_time, earlier_reached_line",
+                "stages[0].advance.tie_chain[2]: \"more_wins\" appears more than once",
+                "stages[0].advance.tie_chain: earlier_reached_line needs min_points (the line to reach)",
+                "stages[0].advance.final_entrants: must be at least final_quota plus the direct seeds",
+                "stages[0].advance.groups[0].events: must list at least one event",
+                "stages[0].advance.groups[1].code: \"g\" appears more than once",
+                "stages[0].advance.groups[1].events[1]: \"a\" is already in a group",
+                "stages[0].advance.groups[1].top_n: must be > 0",
+            ]
+        );
+    }
+
+    #[test]
+    fn check_advance_points_stage_needs_a_line_or_places_and_repechage_takes_no_top_n() {
+        let file: AdvanceFile = toml::from_str("to = \"x\"\nby = \"points\"").expect("parses");
+        let mut c = Checker::new();
+        assert_eq!(check_advance(&file, "s", &mut c), None);
+        assert_eq!(
+            c.0[0].to_string(),
+            "s.top_n: a points stage needs min_points, top_n or both (otherwise everyone advances)"
+        );
+        let file: AdvanceFile =
+            toml::from_str("to = \"final\"\nby = \"repechage\"\ntop_n = 3").expect("parses");
+        let mut c = Checker::new();
+        assert_eq!(check_advance(&file, "s", &mut c), None);
+        assert_eq!(
+            c.0[0].to_string(),
+            "s.top_n: not for by = \"repechage\": its places are the final quota's shortfall (R-ADV-12)"
+        );
+        assert!(toml::from_str::<AdvanceFile>("to = \"x\"\nby = \"points\"\ntopn = 3").is_err());
+    }
+
+    // ---- properties ----
+
+    fn candidate_strategy() -> impl Strategy<Value = Vec<Candidate>> {
+        prop::collection::vec(
+            (
+                -4i64..12,
+                0u32..4,
+                0u32..6,
+                0u64..4,
+                prop::option::of(0u32..3),
+                prop::bool::weighted(0.05),
+            ),
+            0..30,
+        )
+        .prop_map(|rows| {
+            rows.into_iter()
+                .enumerate()
+                .map(
+                    |(i, (points, wins, games, avg, reached, excluded))| Candidate {
+                        player: format!("p{i:02}"),
+                        points: points * 2,
+                        wins,
+                        counted_games: games,
+                        total_game_secs: avg * 300 * u64::from(games),
+                        reached_line_at: reached.map(at),
+                        excluded,
+                    },
+                )
+                .collect()
+        })
+    }
+
+    fn rule_strategy() -> impl Strategy<Value = PointsRule> {
+        (
+            prop::option::of(-2i64..10),
+            prop::option::of(0u32..12),
+            1u32..3,
+            prop::sample::subsequence(TieCriterion::ALL.to_vec(), 0..=3).prop_shuffle(),
+            any::<bool>(),
+        )
+            .prop_map(
+                |(min_points, top_n, min_counted_games, tie_chain, together)| PointsRule {
+                    min_points,
+                    top_n,
+                    min_counted_games,
+                    tie_chain,
+                    ties_advance_together: together,
+                },
+            )
+    }
+
+    proptest! {
+        #[test]
+        fn r_adv_10_a_cut_never_splits_a_full_tie(r in rule_strategy(), field in candidate_strategy()) {
+            let r = PointsRule { ties_advance_together: true, ..r };
+            let c = cut(&r, &field).expect("cut");
+            for a in c.rows.iter().filter(|x| x.rank.is_some()) {
+                for b in c.rows.iter().filter(|x| x.rank.is_some()) {
+                    if compare_chain(&r, &a.candidate, &b.candidate) == Ordering::Equal {
+                        prop_assert_eq!(a.advanced, b.advanced, "{} {}", a.candidate.player, b.candidate.player);
+                    }
+                }
+            }
+            prop_assert_eq!(c.undecided_places, 0);
+        }
+
+        #[test]
+        fn reading_every_cut_advanced_players_rank_at_or_above_every_other_ranked_player(
+            r in rule_strategy(), field in candidate_strategy()
+        ) {
+            let c = cut(&r, &field).expect("cut");
+            let worst_in = c.rows.iter().filter(|x| x.advanced).filter_map(|x| x.rank).max();
+            let best_out = c.rows.iter().filter(|x| !x.advanced).filter_map(|x| x.rank).min();
+            if let (Some(w), Some(b)) = (worst_in, best_out) {
+                prop_assert!(w <= b);
+                if r.ties_advance_together {
+                    prop_assert!(w < b);
+                }
+            }
+            prop_assert!(c.rows.iter().all(|x| x.rank.is_some() || !x.advanced));
+            if let (Some(n), true) = (r.top_n, r.ties_advance_together) {
+                // More than N only through a full tie at the cut.
+                let advanced = c.advanced().len();
+                let n = n as usize;
+                let tied = c.rows.iter().any(|x| matches!(x.reason, CutReason::TiedAtCut { .. }));
+                prop_assert!(advanced <= n || tied);
+            }
+        }
+
+        #[test]
+        fn reading_every_cut_is_independent_of_input_order(
+            r in rule_strategy(),
+            (field, shuffled) in candidate_strategy().prop_flat_map(|f| (Just(f.clone()), Just(f).prop_shuffle())),
+        ) {
+            prop_assert_eq!(cut(&r, &field).expect("cut"), cut(&r, &shuffled).expect("cut"));
+        }
+    }
+}
