@@ -596,7 +596,6 @@ pub fn quota_status(
 // Preset section `[stages.advance]`
 // ---------------------------------------------------------------------------------------------
 
-// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
 /// `[stages.advance]` as written in a preset file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -618,7 +617,6 @@ pub(crate) struct AdvanceFile {
     pub(crate) groups: Vec<GroupFile>,
 }
 
-// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
 /// `[[stages.advance.seeds]]`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -627,7 +625,6 @@ pub(crate) struct SeedFile {
     pub(crate) source: String,
 }
 
-// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
 /// `[[stages.advance.groups]]`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -638,7 +635,6 @@ pub(crate) struct GroupFile {
     pub(crate) final_quota: Option<i64>,
 }
 
-// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
 /// A count that must be > 0 and fit in u32.
 fn positive_u32(c: &mut Checker, path: &str, value: i64) -> Option<u32> {
     if value <= 0 {
@@ -654,7 +650,6 @@ fn positive_u32(c: &mut Checker, path: &str, value: i64) -> Option<u32> {
     }
 }
 
-// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
 /// Checks `[stages.advance]`, reporting every problem under `path` (e.g. `stages[2].advance`).
 /// Cross-section checks (that `to`, `repechage` and group events name real stages and events, that
 /// a `knockout` stage has a `[stages.knockout]`) belong to the preset loader.

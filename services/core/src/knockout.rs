@@ -16,6 +16,8 @@ use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::preset::Checker;
+pub use crate::time_control::TimeControl;
+use crate::time_control::{TimeControlFile, check_time_control};
 
 // ---------------------------------------------------------------------------------------------
 // Domain types
@@ -40,17 +42,6 @@ pub struct BlitzReplay {
     pub increment_secs: u32,
     /// Who wins a drawn blitz game (和棋黑胜: the second mover).
     pub draw_winner: Side,
-}
-
-/// The time control of a knockout stage's regular games (R-ONL-6; enforced by the platform, recorded
-/// here): main time per side, then byo-yomi (读秒) of `byoyomi_secs` a move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TimeControl {
-    pub main_secs: u32,
-    pub byoyomi_secs: Option<u32>,
-    /// How many byo-yomi periods may be overrun before the loss on time (go-2015: "20秒3次": the
-    /// third overrun loses); `None` = every move must be made within `byoyomi_secs`.
-    pub byoyomi_periods: Option<u32>,
 }
 
 /// What a drawn knockout game leads to.
@@ -595,7 +586,6 @@ pub fn finish(
 // Preset section `[stages.knockout]`
 // ---------------------------------------------------------------------------------------------
 
-// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
 /// `[stages.knockout]` as written in a preset file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -614,17 +604,6 @@ pub(crate) struct KnockoutFile {
     pub(crate) blitz: Option<BlitzFile>,
 }
 
-// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
-/// `[stages.knockout.time_control]`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct TimeControlFile {
-    pub(crate) main_secs: i64,
-    pub(crate) byoyomi_secs: Option<i64>,
-    pub(crate) byoyomi_periods: Option<i64>,
-}
-
-// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
 /// `[stages.knockout.blitz]`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -636,7 +615,6 @@ pub(crate) struct BlitzFile {
     pub(crate) draw_winner: String,
 }
 
-// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
 fn bounded_u32(c: &mut Checker, path: &str, value: i64, min: i64) -> Option<u32> {
     if value < min {
         c.err(
@@ -658,7 +636,6 @@ fn bounded_u32(c: &mut Checker, path: &str, value: i64, min: i64) -> Option<u32>
     }
 }
 
-// Until the preset loader wires this section in (the lead engineer's step), only tests use it.
 /// Checks `[stages.knockout]`, reporting every problem under `path` (e.g. `stages[2].knockout`).
 pub(crate) fn check_knockout(
     file: &KnockoutFile,
@@ -727,24 +704,10 @@ pub(crate) fn check_knockout(
             None
         }
     };
-    let time_control = file.time_control.as_ref().and_then(|t| {
-        let tp = |field: &str| format!("{path}.time_control.{field}");
-        let main_secs = bounded_u32(c, &tp("main_secs"), t.main_secs, 1);
-        let byoyomi_secs = t
-            .byoyomi_secs
-            .and_then(|v| bounded_u32(c, &tp("byoyomi_secs"), v, 1));
-        let byoyomi_periods = t
-            .byoyomi_periods
-            .and_then(|v| bounded_u32(c, &tp("byoyomi_periods"), v, 1));
-        if t.byoyomi_periods.is_some() && t.byoyomi_secs.is_none() {
-            c.err(tp("byoyomi_periods"), "needs byoyomi_secs");
-        }
-        Some(TimeControl {
-            main_secs: main_secs?,
-            byoyomi_secs,
-            byoyomi_periods,
-        })
-    });
+    let time_control = file
+        .time_control
+        .as_ref()
+        .and_then(|t| check_time_control(t, &format!("{path}.time_control"), c));
     if c.0.len() != before {
         return None;
     }

@@ -22,5 +22,6 @@ pub mod stage;
 pub mod standings;
 pub mod team;
 pub mod time;
+pub mod time_control;
 pub mod workday;
 pub mod workflow;

@@ -37,6 +37,7 @@ use serde::Deserialize;
 
 use crate::preset::Checker;
 use crate::time::{china_date, china_offset};
+use crate::time_control::{TimeControl, TimeControlFile, check_time_control};
 
 /// A side of a game: the side that moves first (Go: Black, Xiangqi: Red, Chess: White) or second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -111,6 +112,9 @@ pub struct OnlineRules {
     pub min_games_ranked: u32,
     /// R-ONL-10, R-GRD-7: counted games needed for a grade certificate.
     pub min_games_certificate: Option<u32>,
+    /// R-ONL-6: the stage's time control, where the seed states it (the platform enforces it; a
+    /// loss on time is an ordinary loss).
+    pub time_control: Option<TimeControl>,
 }
 
 /// The TOML table `[stages.online]`.
@@ -125,6 +129,8 @@ pub(crate) struct OnlineFile {
     pub(crate) points: PointsFile,
     pub(crate) disconnection: DisconnectionFile,
     pub(crate) play_hours: PlayHoursFile,
+    #[serde(default)]
+    pub(crate) time_control: Option<TimeControlFile>,
 }
 
 /// The TOML table `[stages.online.points]`.
@@ -290,6 +296,10 @@ pub(crate) fn check_online(file: &OnlineFile, path: &str, c: &mut Checker) -> Op
         }
     }
 
+    let time_control = file
+        .time_control
+        .as_ref()
+        .and_then(|t| check_time_control(t, &p("time_control"), c));
     if c.0.len() != before {
         return None;
     }
@@ -315,6 +325,7 @@ pub(crate) fn check_online(file: &OnlineFile, path: &str, c: &mut Checker) -> Op
         eliminate_at_escapes,
         min_games_ranked: min_games_ranked?,
         min_games_certificate,
+        time_control,
     })
 }
 

@@ -303,3 +303,37 @@ fn a_broken_copy_of_a_preset_is_refused_with_precise_paths() {
         );
     }
 }
+
+#[test]
+fn r_onl_6_time_controls_are_recorded_where_the_seeds_state_them() {
+    let tc = |name: &str, stage: &str| {
+        let p = official(name);
+        let s = p.stage(stage).expect("stage");
+        s.online
+            .and_then(|o| o.time_control)
+            .or_else(|| s.knockout.as_ref().and_then(|k| k.time_control))
+            .map(|t| (t.main_secs, t.byoyomi_secs, t.byoyomi_periods))
+    };
+    assert_eq!(
+        tc("go-2015", "haixuan"),
+        Some((1200, Some(20), Some(3))),
+        "20 min + 3×20 s"
+    );
+    assert_eq!(tc("go-2015", "jinji"), Some((1200, Some(20), Some(3))));
+    assert_eq!(
+        tc("go-2015", "ruwei"),
+        Some((1800, Some(20), Some(3))),
+        "入围 30 min + 3×20 s"
+    );
+    assert_eq!(
+        tc("xiangqi-2015", "haixuan"),
+        Some((600, Some(20), None)),
+        "10 min, then 20 s a move"
+    );
+    assert_eq!(tc("go-2025", "haixuan"), Some((1800, Some(20), Some(3))));
+    assert_eq!(
+        tc("chess-2015", "haixuan"),
+        None,
+        "not stated: configurable"
+    );
+}
