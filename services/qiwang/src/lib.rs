@@ -3,6 +3,8 @@
 //! `qiwang up` runs everything in one process on the embedded SQLite default; `qiwang serve NAME`
 //! runs one component (how Kubernetes runs it). Black-box tests call [`start`] with port 0.
 
+pub mod describe;
+
 use anyhow::Context;
 use qiwang_gateway::{GatewayConfig, Services};
 use qiwang_infra::{Settings, Verifier};

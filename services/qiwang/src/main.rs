@@ -197,7 +197,7 @@ fn presets(action: &PresetsAction) -> anyhow::Result<ExitCode> {
                 );
             };
             let p = result.map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            print!("{}", show(&p));
+            print!("{}", qiwang::describe::describe(&p));
         }
         PresetsAction::Check { file } => {
             let text = std::fs::read_to_string(file)
@@ -219,71 +219,4 @@ fn presets(action: &PresetsAction) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn show(p: &preset::Preset) -> String {
-    use std::fmt::Write;
-    let game_zh = match p.game {
-        preset::Game::Go => "围棋",
-        preset::Game::Xiangqi => "象棋",
-        preset::Game::Chess => "国际象棋",
-    };
-    let mut out = String::new();
-    let _ = writeln!(out, "{}\n{}", p.title_zh, p.title_en);
-    let _ = writeln!(
-        out,
-        "棋种 Game: {game_zh} / {}    赛季 Season: {}",
-        p.game.code(),
-        p.season
-    );
-    let _ = writeln!(
-        out,
-        "网络报名 Online registration (China time, inclusive): {} — {}; 可重复报名 repeat entry: {}",
-        p.registration.opens_on,
-        p.registration.closes_on,
-        if p.registration.repeat_entry {
-            "是 yes"
-        } else {
-            "否 no"
-        }
-    );
-    let _ = writeln!(
-        out,
-        "限制名单 Bar list: 海外棋手豁免 overseas exempt: {}",
-        if p.bar.overseas_exempt {
-            "是 yes"
-        } else {
-            "否 no"
-        }
-    );
-    let _ = writeln!(out, "项目 Events:");
-    for e in &p.events {
-        let sex = match e.sex {
-            preset::EventSex::Open => "不限 open",
-            preset::EventSex::Male => "男 men",
-            preset::EventSex::Female => "女 women",
-        };
-        let online = if e.online_qualifier {
-            "网络海选 online qualifier"
-        } else {
-            "线下报名 offline entry"
-        };
-        let mut line = format!(
-            "  {:20} {} / {}  [{sex}; {online}]",
-            e.code, e.name_zh, e.name_en
-        );
-        if let Some(w) = e.birth_window {
-            let from = w
-                .born_from
-                .map(|d| d.to_string())
-                .unwrap_or_else(|| "…".into());
-            let to = w
-                .born_to
-                .map(|d| d.to_string())
-                .unwrap_or_else(|| "…".into());
-            let _ = write!(line, " 出生 born {from} — {to}");
-        }
-        let _ = writeln!(out, "{line}");
-    }
-    out
 }

@@ -216,3 +216,27 @@ fn up_starts_everything_on_the_embedded_default_and_stops_on_sigterm() {
     assert!(exit.success(), "graceful exit: {exit:?}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn presets_show_prints_every_section_in_chinese_and_english() {
+    let out = qiwang()
+        .args(["presets", "show", "go-2025"])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for expected in [
+        "2025全国业余围棋棋王争霸赛（山海杯）",
+        "线下服务费 Offline service fee: 260 元 yuan",
+        "within 10 个工作日 working days",
+        "城市代表队 City teams: 3 男 men + 2 女 women",
+        "第6期 period 6: 2025-08-14 — 2025-09-03",
+        "用时 time control: 30 min + 3×20 s byo-yomi",
+        "groups A/B, then a placement round of 16 pairs",
+        "申诉 appeals: in writing within 20 min, fee 2000 yuan",
+        "1: 60000, 2: 30000, 3: 20000, 4: 10000, 5-6: 5000, 7-8: 3000, 9-32: 1000",
+        "段位申报 Dan applications:",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}
