@@ -893,312 +893,40 @@ pub(crate) mod tests {
         }
     }
 
-    /// The snippets of /work/snippets/advancement/*.toml, copied (the tests must not read files
-    /// outside the repository). `# stage X` lines become `[[stages]]` headers.
-    const GO_2015: &str = r#"
-# Advancement and knockout sections for go-2015 (services/core/src/advancement.rs, knockout.rs).
-# Source: seeds/000_…txt, 2015 Go rules 十、竞赛办法 and 总决赛. Merge each block under its [[stages]].
-
-# stage haixuan
-# R-ADV-1: per period (R-STR-1), points >= 4 -> 晋级赛. One counted game needed to be ranked (Reading for every cut).
-[stages.advance]
-to = "jinji"
-by = "points"
-min_points = 4
-min_counted_games = 1
-
-# stage jinji
-# R-ADV-2: per period, top 720 by points; tie: more wins first; full ties at the cut advance together
-# (Reading for every cut). Also seeded straight into 入围: top 3 of the 2015 quarterly tournament (up to 3-dan group).
-[stages.advance]
-to = "ruwei"
-by = "points"
-top_n = 720
-min_counted_games = 1
-tie_chain = ["more_wins"]
-ties_advance_together = true
-
-[[stages.advance.seeds]]
-count = 3
-source = "2015年业余围棋棋王争霸赛季度赛（定段至3段组）前3名"
-
-# stage ruwei
-# R-ADV-3: knockout, its winners go to the final; 360 places (R-FIN-1) plus 12 seeds (top 3 of the four
-# 4-dan-group quarterly tournaments) plus wildcards (number decided by the committee). R-ADV-12: if fewer
-# than 360 qualify, the repechage stage fuhuo fills the shortfall.
-[stages.advance]
-to = "final"
-by = "knockout"
-final_quota = 360
-repechage = "fuhuo"
-
-[[stages.advance.seeds]]
-count = 12
-source = "2015年业余围棋棋王争霸赛季度赛（4段组）前3名（四个季度）"
-
-# R-ADV-3: 3 rounds, random pairing, winner advances, an escaper is out (both escapers: both out);
-# Go has no draws (R-ONL-2); no wait rule: a player in the room but never matched advances at the
-# round's close (Reading for every knockout: the odd player out gets a bye).
-[stages.knockout]
-rounds = 3
-pairing = "random"
-bye = "advances"
-escape = "out"
-draw = "impossible"
-
-# R-ONL-6: 入围 games: 30 minutes each, then byo-yomi 20 s, 3 times (the third overrun loses).
-[stages.knockout.time_control]
-main_secs = 1800
-byoyomi_secs = 20
-byoyomi_periods = 3
-
-# stage fuhuo
-# R-ADV-12: 复活赛, held only when 入围 leaves places short; its places are the shortfall. Its rules were
-# "to be announced" (复活赛规程届时另行通知); Reading: a points stage ranked like 晋级 (more wins), full ties advance together.
-[stages.advance]
-to = "final"
-by = "repechage"
-min_counted_games = 1
-tie_chain = ["more_wins"]
-ties_advance_together = true
-"#;
-    const XIANGQI_2015: &str = r#"
-# Advancement and knockout sections for xiangqi-2015 (services/core/src/advancement.rs, knockout.rs).
-# Source: seeds/000_…txt, 2015 Xiangqi rules 十、竞赛办法 and 总决赛. Merge each block under its [[stages]].
-
-# stage haixuan
-# R-ADV-4: per period, points >= 5 -> 晋级赛 (the 10 counted games are for the certificate only, R-GRD-2).
-[stages.advance]
-to = "jinji"
-by = "points"
-min_points = 5
-min_counted_games = 1
-
-# stage jinji
-# R-ADV-5, R-ONL-10: per period, >= 5 counted games and points >= 6, then top 480 by points;
-# tie: lower average game time, then who reached 6 points first (Reading); full ties advance together.
-# Also seeded straight into 入围: top 10 of the platform's warm-up event.
-[stages.advance]
-to = "ruwei"
-by = "points"
-min_points = 6
-top_n = 480
-min_counted_games = 5
-tie_chain = ["lower_average_game_time", "earlier_reached_line"]
-ties_advance_together = true
-
-[[stages.advance.seeds]]
-count = 10
-source = "边锋网络预热赛前10名"
-
-# stage ruwei
-# R-ADV-6, R-FIN-1: knockout winners go to the final: 240 places, plus 12 seeds (Hangzhou grade
-# tournament quarterly men's and women's top 3), plus wildcards. R-ADV-12: a shortfall is filled by fuhuo.
-[stages.advance]
-to = "final"
-by = "knockout"
-final_quota = 240
-repechage = "fuhuo"
-
-[[stages.advance.seeds]]
-count = 12
-source = "杭州象棋等级赛季度赛男、女组前三名"
-
-# R-ADV-6: single elimination, 3 rounds, random pairing; an escaper is out (both escapers: both out);
-# a player not matched within 60 minutes of entering the room advances (exactly 60 is within);
-# a draw is replayed once as blitz with colours swapped, Red 6 min / Black 2 min, +5 s a move
-# (R-ONL-6), and a blitz draw is a Black win (和棋黑胜: Black moves second in Xiangqi).
-[stages.knockout]
-rounds = 3
-pairing = "random"
-bye = "advances"
-escape = "out"
-draw = "blitz-replay"
-unmatched_advance_after_minutes = 60
-
-# R-ONL-6: games of 10 minutes each, then 20 s a move.
-[stages.knockout.time_control]
-main_secs = 600
-byoyomi_secs = 20
-
-[stages.knockout.blitz]
-first_mover_secs = 360
-second_mover_secs = 120
-increment_secs = 5
-draw_winner = "second-mover"
-
-# stage fuhuo
-# R-ADV-12: 复活赛 to fill the shortfall of the 240; rules "to be announced". Reading: ranked like
-# 晋级 (lower average game time, no points line so no line-reaching tie-break), full ties advance together.
-[stages.advance]
-to = "final"
-by = "repechage"
-min_counted_games = 1
-tie_chain = ["lower_average_game_time"]
-ties_advance_together = true
-"#;
-    const CHESS_2015: &str = r#"
-# Advancement sections for chess-2015 (services/core/src/advancement.rs).
-# Source: seeds/000_…txt, 2015 Chess rules 十、竞赛办法 and 总决赛. Merge each block under its [[stages]].
-
-# stage haixuan
-# R-ADV-7: per period, points >= 5 -> 入围赛 (the 10 counted games are for the certificate only, R-GRD-3).
-[stages.advance]
-to = "ruwei"
-by = "points"
-min_points = 5
-min_counted_games = 1
-
-# stage ruwei
-# R-ADV-8, R-ONL-10, R-FIN-1: points stage, >= 5 counted games and points >= 6, top 120 by points;
-# tie: lower average game time, then who reached 6 points first; full ties advance together.
-# Final: 120 places plus 12 seeds (Hangzhou chess grade tournament quarterly men's and women's top 3)
-# plus wildcards. R-ADV-12: a shortfall is filled by fuhuo.
-[stages.advance]
-to = "final"
-by = "points"
-min_points = 6
-top_n = 120
-min_counted_games = 5
-tie_chain = ["lower_average_game_time", "earlier_reached_line"]
-ties_advance_together = true
-final_quota = 120
-repechage = "fuhuo"
-
-[[stages.advance.seeds]]
-count = 12
-source = "杭州国际象棋等级赛季度赛男、女组前三名"
-
-# stage fuhuo
-# R-ADV-12: 复活赛 to fill the shortfall of the 120; rules "to be announced". Reading: ranked like 入围
-# (lower average game time), full ties advance together.
-[stages.advance]
-to = "final"
-by = "repechage"
-min_counted_games = 1
-tie_chain = ["lower_average_game_time"]
-ties_advance_together = true
-"#;
-    const XIANGQI_2022: &str = r#"
-# Advancement sections for xiangqi-2022 (services/core/src/advancement.rs).
-# Source: seeds/001_…txt 十、竞赛办法 and 十一、总决赛. Merge each block under its [[stages]].
-
-# stage haixuan
-# R-ADV-9: per period, points >= 7 -> 入围赛 of that period.
-[stages.advance]
-to = "ruwei"
-by = "points"
-min_points = 7
-min_counted_games = 1
-
-# stage ruwei
-# R-ADV-10: per period top 23 (8 periods: 184 in all); tie: more wins; still tied: all advance together.
-# R-FIN-1: 184 + wildcards = 240 men's and women's individual entrants in all. R-ADV-12: no repechage is
-# defined; a shortfall is reported so that the organizer defines one.
-[stages.advance]
-to = "final"
-by = "points"
-top_n = 23
-min_counted_games = 1
-tie_chain = ["more_wins"]
-ties_advance_together = true
-final_quota = 184
-final_entrants = 240
-"#;
-    const GO_2025: &str = r#"
-# Advancement sections for go-2025 (services/core/src/advancement.rs).
-# Source: seeds/004_…txt 十、竞赛办法 (一). Merge under the haixuan [[stages]].
-
-# stage haixuan
-# R-ADV-11: per period, open group top 38, youth group top 30 -> the final; tie: more wins; still tied:
-# all advance together (as R-ADV-10). Six periods: 228 open and 180 youth places. The open group's
-# leaderboard holds the men's (open) and women's individual entrants; the youth group's the juniors
-# and infants (少儿组). Seniors do not play online. R-ADV-12: no repechage is defined.
-[stages.advance]
-to = "final"
-by = "points"
-min_counted_games = 1
-tie_chain = ["more_wins"]
-ties_advance_together = true
-
-[[stages.advance.groups]]
-code = "open"
-events = ["men-individual", "women-individual"]
-top_n = 38
-final_quota = 228
-
-[[stages.advance.groups]]
-code = "youth"
-events = ["junior", "infant"]
-top_n = 30
-final_quota = 180
-"#;
-
-    #[derive(Deserialize)]
-    struct Wrapper {
-        stages: Vec<StageWrapper>,
-    }
-    #[derive(Deserialize)]
-    struct StageWrapper {
-        code: String,
-        advance: Option<AdvanceFile>,
-        knockout: Option<crate::knockout::KnockoutFile>,
-    }
-
-    /// Parses a snippet and checks every section; returns (stage code, advance config).
-    pub(crate) fn parse_snippet(
-        text: &str,
-    ) -> Vec<(
-        String,
-        Option<AdvanceConfig>,
-        Option<crate::knockout::KnockoutConfig>,
-    )> {
-        let text: String = text
-            .lines()
-            .map(|l| match l.strip_prefix("# stage ") {
-                Some(code) => format!("[[stages]]\ncode = \"{code}\"\n"),
-                None => format!("{l}\n"),
-            })
-            .collect();
-        let w: Wrapper = toml::from_str(&text).expect("snippet parses");
-        let mut c = Checker::new();
-        let out = w
-            .stages
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let a = s
-                    .advance
-                    .as_ref()
-                    .and_then(|a| check_advance(a, &format!("stages[{i}].advance"), &mut c));
-                let k = s.knockout.as_ref().and_then(|k| {
-                    crate::knockout::check_knockout(k, &format!("stages[{i}].knockout"), &mut c)
-                });
-                (s.code.clone(), a, k)
-            })
-            .collect();
-        assert!(c.0.is_empty(), "{:?}", c.0);
-        out
-    }
-
-    pub(crate) const SNIPPETS: [(&str, &str); 5] = [
-        ("go-2015", GO_2015),
-        ("xiangqi-2015", XIANGQI_2015),
-        ("chess-2015", CHESS_2015),
-        ("xiangqi-2022", XIANGQI_2022),
-        ("go-2025", GO_2025),
+    /// The official preset names.
+    pub(crate) const PRESETS: [&str; 5] = [
+        "go-2015",
+        "xiangqi-2015",
+        "chess-2015",
+        "xiangqi-2022",
+        "go-2025",
     ];
 
-    fn advance(preset: &str, stage: &str) -> AdvanceConfig {
-        let text = SNIPPETS
+    /// The official presets, loaded and checked once for every test module that reads them.
+    static OFFICIAL: std::sync::LazyLock<Vec<crate::preset::Preset>> =
+        std::sync::LazyLock::new(|| {
+            PRESETS
+                .iter()
+                .map(|name| {
+                    crate::preset::official_by_name(name)
+                        .expect("official preset")
+                        .expect("valid preset")
+                })
+                .collect()
+        });
+
+    /// The official preset of that name (`services/core/presets/<name>.toml`).
+    pub(crate) fn official(preset: &str) -> &'static crate::preset::Preset {
+        OFFICIAL
             .iter()
-            .find(|(n, _)| *n == preset)
-            .map(|(_, t)| *t)
-            .expect("preset");
-        parse_snippet(text)
-            .into_iter()
-            .find(|(code, _, _)| code == stage)
-            .and_then(|(_, a, _)| a)
+            .find(|p| p.name == preset)
+            .unwrap_or_else(|| panic!("no official preset {preset}"))
+    }
+
+    fn advance(preset: &str, stage: &str) -> AdvanceConfig {
+        official(preset)
+            .stage(stage)
+            .and_then(|s| s.advance.clone())
             .expect("stage with [stages.advance]")
     }
 
@@ -1208,8 +936,12 @@ final_quota = 180
 
     #[test]
     fn every_snippet_parses_and_checks() {
-        for (name, text) in SNIPPETS {
-            let stages = parse_snippet(text);
+        for name in PRESETS {
+            let stages: Vec<_> = official(name)
+                .stages
+                .iter()
+                .filter(|s| s.advance.is_some() || s.knockout.is_some())
+                .collect();
             assert!(!stages.is_empty(), "{name}");
         }
     }

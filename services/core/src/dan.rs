@@ -583,74 +583,11 @@ mod tests {
     use chrono::NaiveDate;
     use proptest::prelude::*;
 
-    /// The go-2025 snippet (copied from /work/snippets/grade/go-2025.toml, without the
-    /// `[dan_applications]` prefix, since it is parsed on its own here).
-    const GO_2025: &str = r#"
-        [[groups]]
-        code = "open"
-        event = "men-individual"
-        professional_option_claim_months = 12
-
-        [[groups.tiers]]
-        when = [{ dan = 6, entrants = 90 }]
-        awards = [
-          { dan = 8, from = 1, to = 1, roll_down_to = 4 },
-          { dan = 7, from = 2, to = 4, roll_down_to = 20 },
-          { dan = 6, from = 3, to = 10, roll_down_to = 32 },
-        ]
-
-        [[groups.tiers]]
-        when = [{ dan = 6, entrants = 60 }]
-        awards = [
-          { dan = 8, from = 1, to = 1, roll_down_to = 4 },
-          { dan = 7, from = 2, to = 3, roll_down_to = 16 },
-          { dan = 6, from = 3, to = 10, roll_down_to = 32 },
-        ]
-
-        [[groups.tiers]]
-        when = [{ dan = 6, entrants = 30 }]
-        awards = [
-          { dan = 8, from = 1, to = 1, roll_down_to = 4 },
-          { dan = 7, from = 2, to = 2, roll_down_to = 12 },
-          { dan = 6, from = 3, to = 10, roll_down_to = 32 },
-        ]
-
-        [[groups.tiers]]
-        when = []
-        awards = [
-          { dan = 8, from = 1, to = 1, roll_down_to = 4 },
-        ]
-
-        [[groups]]
-        code = "senior"
-        event = "senior"
-
-        [[groups.tiers]]
-        when = [{ dan = 6, entrants = 30 }]
-        awards = [
-          { dan = 7, from = 1, to = 1, roll_down_to = 8 },
-          { dan = 6, from = 2, to = 2, roll_down_to = 20 },
-        ]
-
-        [[groups.tiers]]
-        when = [{ dan = 5, entrants = 100 }]
-        awards = [
-          { dan = 6, from = 1, to = 2, roll_down_to = 20 },
-        ]
-
-        [[groups.tiers]]
-        when = [{ dan = 5, entrants = 50 }]
-        awards = [
-          { dan = 6, from = 1, to = 1, roll_down_to = 10 },
-        ]
-    "#;
-
     fn config() -> DanApplications {
-        let file: DanApplicationsFile = toml::from_str(GO_2025).expect("toml");
-        let mut c = Checker::new();
-        let config = check_dan_applications(&file, "dan_applications", &mut c);
-        assert!(c.0.is_empty(), "{:?}", c.0);
-        config.expect("valid")
+        crate::advancement::tests::official("go-2025")
+            .dan_applications
+            .clone()
+            .expect("[dan_applications]")
     }
     fn open() -> DanGroup {
         config().group("open").expect("open").clone()

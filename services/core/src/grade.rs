@@ -877,205 +877,13 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    // The snippet texts (copied from /work/snippets/grade/*.toml, without the `[stages.grades]`
-    // header line, since each is parsed on its own here).
-
-    const GO_2015_HAIXUAN: &str = r#"
-        points = [
-          { min_points = 4, zh = "9级", en = "9 kyu", level = -9 },
-          { min_points = 6, zh = "8级", en = "8 kyu", level = -8 },
-          { min_points = 8, zh = "7级", en = "7 kyu", level = -7 },
-        ]
-    "#;
-    const GO_2015_JINJI: &str = r#"
-        places = [
-          { from = 1, to = 20, zh = "1级", en = "1 kyu", level = -1 },
-          { from = 21, to = 60, zh = "2级", en = "2 kyu", level = -2 },
-          { from = 61, to = 100, zh = "3级", en = "3 kyu", level = -3 },
-          { from = 101, to = 300, zh = "4级", en = "4 kyu", level = -4 },
-          { from = 301, to = 500, zh = "5级", en = "5 kyu", level = -5 },
-          { from = 501, to = 800, zh = "6级", en = "6 kyu", level = -6 },
-        ]
-    "#;
-    const GO_2015_RUWEI: &str = r#"
-        knockout = [
-          { out_in_round = 2, zh = "1级", en = "1 kyu", level = -1 },
-          { out_in_round = 3, zh = "1段", en = "1 dan", level = 1 },
-          { won_last_round = true, zh = "2段", en = "2 dan", level = 2 },
-        ]
-    "#;
-    const GO_2015_FINAL: &str = r#"
-        places = [
-          { from = 1, to = 1, zh = "7段", en = "7 dan", level = 7 },
-          { from = 2, to = 9, zh = "6段", en = "6 dan", level = 6 },
-          { from = 10, to = 49, zh = "5段", en = "5 dan", level = 5 },
-          { from = 50, to = 119, zh = "4段", en = "4 dan", level = 4 },
-          { from = 120, to = 209, zh = "3段", en = "3 dan", level = 3 },
-          { from = 210, to = 309, zh = "2段", en = "2 dan", level = 2 },
-          { from = 310, zh = "1段", en = "1 dan", level = 1 },
-        ]
-
-        [[pairs]]
-        event = "men-pairs"
-        min_pairs = 8
-        places = [
-          { from = 1, to = 1, zh = "4段", en = "4 dan", level = 4 },
-          { from = 2, to = 3, zh = "3段", en = "3 dan", level = 3 },
-          { from = 4, to = 6, zh = "2段", en = "2 dan", level = 2 },
-        ]
-
-        [[pairs]]
-        event = "women-pairs"
-        min_pairs = 8
-        places = [
-          { from = 1, to = 1, zh = "3段", en = "3 dan", level = 3 },
-          { from = 2, to = 3, zh = "2段", en = "2 dan", level = 2 },
-          { from = 4, to = 6, zh = "1段", en = "1 dan", level = 1 },
-        ]
-
-        [[pairs]]
-        event = "mixed-pairs"
-        min_pairs = 8
-        places = [
-          { from = 1, to = 1, zh = "3段", en = "3 dan", level = 3 },
-          { from = 2, to = 3, zh = "2段", en = "2 dan", level = 2 },
-          { from = 4, to = 6, zh = "1段", en = "1 dan", level = 1 },
-        ]
-
-        [[pairs]]
-        event = "parent-child-pairs"
-        min_pairs = 8
-        places = [
-          { from = 1, to = 1, zh = "2段", en = "2 dan", level = 2 },
-          { from = 2, to = 6, zh = "1段", en = "1 dan", level = 1 },
-        ]
-    "#;
-
-    const XIANGQI_2015_HAIXUAN: &str = r#"
-        min_counted_games = 10
-        points = [
-          { min_points = 5, zh = "6级棋士", en = "6th-grade", level = -6 },
-        ]
-    "#;
-    const XIANGQI_2015_JINJI: &str = r#"
-        min_counted_games = 5
-        points = [
-          { min_points = 6, zh = "5级棋士", en = "5th-grade", level = -5 },
-        ]
-    "#;
-    const XIANGQI_2015_RUWEI: &str = r#"
-        knockout = [
-          { out_in_round = 1, zh = "4级棋士", en = "4th-grade", level = -4 },
-          { out_in_round = 2, zh = "4级棋士", en = "4th-grade", level = -4 },
-          { out_in_round = 3, zh = "4级棋士", en = "4th-grade", level = -4 },
-          { won_last_round = true, zh = "3级棋士", en = "3rd-grade", level = -3 },
-        ]
-    "#;
-    const XIANGQI_2015_FINAL: &str = r#"
-        places = [
-          { from = 1, to = 6, zh = "地方大师", en = "local master", level = 1 },
-          { from = 7, to = 17, zh = "1级棋士", en = "1st-grade", level = -1 },
-          { from = 18, zh = "2级棋士", en = "2nd-grade", level = -2 },
-        ]
-
-        [[pairs]]
-        event = "men-pairs"
-        min_pairs = 8
-        places = [
-          { from = 1, to = 3, zh = "1级棋士", en = "1st-grade", level = -1 },
-          { from = 4, to = 6, zh = "2级棋士", en = "2nd-grade", level = -2 },
-        ]
-
-        [[pairs]]
-        event = "women-pairs"
-        min_pairs = 8
-        places = [
-          { from = 1, to = 3, zh = "2级棋士", en = "2nd-grade", level = -2 },
-          { from = 4, to = 6, zh = "3级棋士", en = "3rd-grade", level = -3 },
-        ]
-
-        [[pairs]]
-        event = "mixed-pairs"
-        min_pairs = 8
-        places = [
-          { from = 1, to = 3, zh = "2级棋士", en = "2nd-grade", level = -2 },
-          { from = 4, to = 6, zh = "3级棋士", en = "3rd-grade", level = -3 },
-        ]
-
-        [[pairs]]
-        event = "parent-child-pairs"
-        min_pairs = 8
-        places = [
-          { from = 1, to = 3, zh = "3级棋士", en = "3rd-grade", level = -3 },
-          { from = 4, to = 6, zh = "4级棋士", en = "4th-grade", level = -4 },
-        ]
-    "#;
-
-    const CHESS_2015_HAIXUAN: &str = r#"
-        min_counted_games = 10
-        points = [
-          { min_points = 5, zh = "6级棋士", en = "6th-grade", level = -6 },
-        ]
-    "#;
-    const CHESS_2015_RUWEI: &str = r#"
-        min_counted_games = 5
-        places = [
-          { from = 1, to = 100, zh = "3级棋士", en = "3rd-grade", level = -3 },
-          { from = 101, to = 200, zh = "4级棋士", en = "4th-grade", level = -4 },
-          { from = 201, zh = "5级棋士", en = "5th-grade", level = -5 },
-        ]
-    "#;
-    const CHESS_2015_FINAL: &str = r#"
-        places = [
-          { from = 1, to = 6, zh = "候补棋协大师", en = "candidate association master", level = 1 },
-          { from = 7, to = 17, zh = "1级棋士", en = "1st-grade", level = -1 },
-          { from = 18, zh = "2级棋士", en = "2nd-grade", level = -2 },
-        ]
-
-        [[pairs]]
-        event = "men-pairs"
-        min_pairs = 8
-        places = [
-          { from = 1, to = 3, zh = "1级棋士", en = "1st-grade", level = -1 },
-          { from = 4, to = 6, zh = "2级棋士", en = "2nd-grade", level = -2 },
-        ]
-
-        [[pairs]]
-        event = "women-pairs"
-        min_pairs = 8
-        places = [
-          { from = 1, to = 3, zh = "2级棋士", en = "2nd-grade", level = -2 },
-          { from = 4, to = 6, zh = "3级棋士", en = "3rd-grade", level = -3 },
-        ]
-
-        [[pairs]]
-        event = "mixed-pairs"
-        min_pairs = 8
-        places = [
-          { from = 1, to = 3, zh = "2级棋士", en = "2nd-grade", level = -2 },
-          { from = 4, to = 6, zh = "3级棋士", en = "3rd-grade", level = -3 },
-        ]
-
-        [[pairs]]
-        event = "parent-child-pairs"
-        min_pairs = 8
-        places = [
-          { from = 1, to = 3, zh = "3级棋士", en = "3rd-grade", level = -3 },
-          { from = 4, to = 6, zh = "4级棋士", en = "4th-grade", level = -4 },
-        ]
-    "#;
-
-    const XIANGQI_2022_HAIXUAN: &str = r#"
-        min_counted_games = 10
-        points = []
-    "#;
-    const XIANGQI_2022_RUWEI: &str = r#"
-        places = []
-    "#;
-    const XIANGQI_2022_FINAL: &str = r#"
-        places = []
-        pairs = []
-    "#;
+    /// The `[stages.grades]` section of one stage of an official preset.
+    fn grades(preset: &str, stage: &str) -> StageGrades {
+        crate::advancement::tests::official(preset)
+            .stage(stage)
+            .and_then(|s| s.grades.clone())
+            .unwrap_or_else(|| panic!("{preset} {stage} has no [stages.grades]"))
+    }
 
     fn load(text: &str) -> StageGrades {
         let file: StageGradesFile = toml::from_str(text).expect("toml");
@@ -1125,29 +933,29 @@ mod tests {
 
     #[test]
     fn every_snippet_section_is_valid() {
-        for text in [
-            GO_2015_HAIXUAN,
-            GO_2015_JINJI,
-            GO_2015_RUWEI,
-            GO_2015_FINAL,
-            XIANGQI_2015_HAIXUAN,
-            XIANGQI_2015_JINJI,
-            XIANGQI_2015_RUWEI,
-            XIANGQI_2015_FINAL,
-            CHESS_2015_HAIXUAN,
-            CHESS_2015_RUWEI,
-            CHESS_2015_FINAL,
-            XIANGQI_2022_HAIXUAN,
-            XIANGQI_2022_RUWEI,
-            XIANGQI_2022_FINAL,
+        for (preset, stage) in [
+            ("go-2015", "haixuan"),
+            ("go-2015", "jinji"),
+            ("go-2015", "ruwei"),
+            ("go-2015", "final"),
+            ("xiangqi-2015", "haixuan"),
+            ("xiangqi-2015", "jinji"),
+            ("xiangqi-2015", "ruwei"),
+            ("xiangqi-2015", "final"),
+            ("chess-2015", "haixuan"),
+            ("chess-2015", "ruwei"),
+            ("chess-2015", "final"),
+            ("xiangqi-2022", "haixuan"),
+            ("xiangqi-2022", "ruwei"),
+            ("xiangqi-2022", "final"),
         ] {
-            load(text);
+            grades(preset, stage);
         }
     }
 
     #[test]
     fn r_grd_1_go_2015_haixuan_points_4_6_8() {
-        let g = load(GO_2015_HAIXUAN);
+        let g = grades("go-2015", "haixuan");
         let cases = [
             (-4, None),
             (0, None),
@@ -1176,7 +984,7 @@ mod tests {
 
     #[test]
     fn r_grd_1_go_2015_jinji_period_rank_every_edge() {
-        let g = load(GO_2015_JINJI);
+        let g = grades("go-2015", "jinji");
         let cases = [
             (1, Some("1级")),
             (20, Some("1级")),
@@ -1200,7 +1008,7 @@ mod tests {
 
     #[test]
     fn r_grd_1_go_2015_ruwei_knockout_outcomes() {
-        let g = load(GO_2015_RUWEI);
+        let g = grades("go-2015", "ruwei");
         use KnockoutOutcome::*;
         assert_eq!(zh(&g, &knockout(OutInRound(1))), None);
         assert_eq!(zh(&g, &knockout(OutInRound(2))).as_deref(), Some("1级"));
@@ -1214,7 +1022,7 @@ mod tests {
 
     #[test]
     fn r_grd_1_go_2015_final_rank_every_edge() {
-        let g = load(GO_2015_FINAL);
+        let g = grades("go-2015", "final");
         let cases = [
             (1, "7段"),
             (2, "6段"),
@@ -1238,7 +1046,7 @@ mod tests {
 
     #[test]
     fn r_grd_1_go_2015_pairs_tables() {
-        let g = load(GO_2015_FINAL);
+        let g = grades("go-2015", "final");
         let cases = [
             ("men-pairs", 1, Some("4段")),
             ("men-pairs", 2, Some("3段")),
@@ -1273,7 +1081,7 @@ mod tests {
 
     #[test]
     fn r_grd_2_xiangqi_2015_table() {
-        let haixuan = load(XIANGQI_2015_HAIXUAN);
+        let haixuan = grades("xiangqi-2015", "haixuan");
         assert_eq!(zh(&haixuan, &points(5, 10)).as_deref(), Some("6级棋士"));
         assert_eq!(zh(&haixuan, &points(12, 30)).as_deref(), Some("6级棋士"));
         assert_eq!(zh(&haixuan, &points(4, 10)), None);
@@ -1284,12 +1092,12 @@ mod tests {
                 required: 10
             })
         );
-        let jinji = load(XIANGQI_2015_JINJI);
+        let jinji = grades("xiangqi-2015", "jinji");
         assert_eq!(zh(&jinji, &points(6, 5)).as_deref(), Some("5级棋士"));
         assert_eq!(zh(&jinji, &points(5, 5)), None);
         assert_eq!(zh(&jinji, &points(8, 4)), None);
         // Reading: the 入围 winner goes to the final; a loser in any round gets 4th grade.
-        let ruwei = load(XIANGQI_2015_RUWEI);
+        let ruwei = grades("xiangqi-2015", "ruwei");
         use KnockoutOutcome::*;
         for round in 1..=3 {
             assert_eq!(
@@ -1301,7 +1109,7 @@ mod tests {
             zh(&ruwei, &knockout(WonLastRound)).as_deref(),
             Some("3级棋士")
         );
-        let fin = load(XIANGQI_2015_FINAL);
+        let fin = grades("xiangqi-2015", "final");
         let cases = [
             (1, "地方大师"),
             (6, "地方大师"),
@@ -1338,10 +1146,10 @@ mod tests {
 
     #[test]
     fn r_grd_3_chess_2015_table() {
-        let haixuan = load(CHESS_2015_HAIXUAN);
+        let haixuan = grades("chess-2015", "haixuan");
         assert_eq!(zh(&haixuan, &points(5, 10)).as_deref(), Some("6级棋士"));
         assert_eq!(zh(&haixuan, &points(5, 9)), None);
-        let ruwei = load(CHESS_2015_RUWEI);
+        let ruwei = grades("chess-2015", "ruwei");
         let cases = [
             (1, "3级棋士"),
             (100, "3级棋士"),
@@ -1368,7 +1176,7 @@ mod tests {
                 required: 5
             })
         );
-        let fin = load(CHESS_2015_FINAL);
+        let fin = grades("chess-2015", "final");
         let g = grade_for(&fin, &place(6)).expect("graded");
         assert_eq!(
             (g.zh.as_str(), g.en.as_str()),
@@ -1390,7 +1198,7 @@ mod tests {
 
     #[test]
     fn r_grd_5_pairs_tables_need_the_event_to_have_started() {
-        let g = load(GO_2015_FINAL);
+        let g = grades("go-2015", "final");
         assert_eq!(
             judge_grade(&g, &pairs("men-pairs", 1, 7)),
             Err(NoGrade::PairsFieldTooSmall {
@@ -1428,7 +1236,7 @@ mod tests {
 
     #[test]
     fn r_grd_7_no_certificate_when_eliminated_or_cancelled() {
-        let g = load(GO_2015_FINAL);
+        let g = grades("go-2015", "final");
         let mut r = place(1);
         r.status = ResultStatus::Eliminated;
         assert_eq!(judge_grade(&g, &r), Err(NoGrade::Eliminated));
@@ -1438,7 +1246,7 @@ mod tests {
         p.status = ResultStatus::Cancelled;
         assert_eq!(grade_for(&g, &p), None);
         // R-ONL-3: the 6th escape eliminates a 海选 player whatever the points.
-        let haixuan = load(GO_2015_HAIXUAN);
+        let haixuan = grades("go-2015", "haixuan");
         let mut r = points(20, 16);
         r.status = ResultStatus::Eliminated;
         assert_eq!(grade_for(&haixuan, &r), None);
@@ -1446,10 +1254,10 @@ mod tests {
 
     #[test]
     fn r_grd_7_a_shared_place_takes_the_better_band() {
-        let g = load(GO_2015_JINJI);
+        let g = grades("go-2015", "jinji");
         let tied = standing(12, StageOutcome::Place(Placing::shared(20, 21)));
         assert_eq!(zh(&g, &tied).as_deref(), Some("1级"));
-        let fin = load(GO_2015_FINAL);
+        let fin = grades("go-2015", "final");
         let tied = standing(9, StageOutcome::Place(Placing::shared(9, 11)));
         assert_eq!(zh(&fin, &tied).as_deref(), Some("6段"));
         let tied_pair = standing(
@@ -1467,7 +1275,7 @@ mod tests {
 
     #[test]
     fn r_grd_7_xiangqi_2022_needs_10_counted_games_and_an_organizer_table() {
-        let g = load(XIANGQI_2022_HAIXUAN);
+        let g = grades("xiangqi-2022", "haixuan");
         assert_eq!(g.min_counted_games, 10);
         assert_eq!(
             judge_grade(&g, &points(30, 9)),
@@ -1481,13 +1289,13 @@ mod tests {
             judge_grade(&g, &points(30, 10)),
             Err(NoGrade::BelowEveryBand)
         );
-        assert_eq!(grade_for(&load(XIANGQI_2022_RUWEI), &place(1)), None);
-        assert_eq!(grade_for(&load(XIANGQI_2022_FINAL), &place(1)), None);
+        assert_eq!(grade_for(&grades("xiangqi-2022", "ruwei"), &place(1)), None);
+        assert_eq!(grade_for(&grades("xiangqi-2022", "final"), &place(1)), None);
     }
 
     #[test]
     fn r_grd_1_a_result_of_another_kind_is_not_graded() {
-        let g = load(GO_2015_HAIXUAN);
+        let g = grades("go-2015", "haixuan");
         assert_eq!(judge_grade(&g, &place(1)), Err(NoGrade::NotGradedHere));
         assert_eq!(
             judge_grade(&g, &knockout(KnockoutOutcome::WonLastRound)),
@@ -1596,7 +1404,7 @@ mod tests {
 
     #[test]
     fn r_grd_6_a_certificate_carries_what_the_federation_needs() {
-        let g = load(GO_2015_JINJI);
+        let g = grades("go-2015", "jinji");
         let result = place(61);
         let record = certificate_for(&g, &context(), "p-1", &result).expect("graded");
         assert_eq!(record.player, "p-1");
@@ -1627,7 +1435,7 @@ mod tests {
 
     #[test]
     fn r_grd_6_content_hash_is_stable_and_sees_every_change() {
-        let g = load(GO_2015_JINJI);
+        let g = grades("go-2015", "jinji");
         let record = certificate_for(&g, &context(), "p-1", &place(61)).expect("graded");
         let hash = record.content_hash();
         assert_eq!(hash.len(), 64);
@@ -1676,7 +1484,7 @@ mod tests {
 
     #[test]
     fn r_grd_6_knockout_and_pairs_records() {
-        let ruwei = load(GO_2015_RUWEI);
+        let ruwei = grades("go-2015", "ruwei");
         let mut ctx = context();
         ctx.stage = "ruwei".into();
         ctx.period = None;
@@ -1696,7 +1504,7 @@ mod tests {
         .expect("graded");
         assert_eq!(won.key(), out3.key());
         assert_ne!(won.content_hash(), out3.content_hash());
-        let fin = load(GO_2015_FINAL);
+        let fin = grades("go-2015", "final");
         ctx.stage = "final".into();
         ctx.event = "mixed-pairs".into();
         let pair =
@@ -1782,15 +1590,15 @@ mod tests {
             rb in 1u32..=4,
         ) {
             let (better, worse) = (a.min(b), a.max(b));
-            for text in [GO_2015_JINJI, GO_2015_FINAL, XIANGQI_2015_FINAL, CHESS_2015_RUWEI, CHESS_2015_FINAL] {
-                let g = load(text);
+            for (preset, stage) in [("go-2015", "jinji"), ("go-2015", "final"), ("xiangqi-2015", "final"), ("chess-2015", "ruwei"), ("chess-2015", "final")] {
+                let g = grades(preset, stage);
                 if let Some(lw) = level_of(&g, &place(worse)) {
                     prop_assert!(level_of(&g, &place(better)).is_some_and(|lb| lb >= lw));
                 }
             }
             let (more, fewer) = (pa.max(pb), pa.min(pb));
-            for text in [GO_2015_HAIXUAN, XIANGQI_2015_HAIXUAN, XIANGQI_2015_JINJI, CHESS_2015_HAIXUAN] {
-                let g = load(text);
+            for (preset, stage) in [("go-2015", "haixuan"), ("xiangqi-2015", "haixuan"), ("xiangqi-2015", "jinji"), ("chess-2015", "haixuan")] {
+                let g = grades(preset, stage);
                 if let Some(lf) = level_of(&g, &points(fewer, 10)) {
                     prop_assert!(level_of(&g, &points(more, 10)).is_some_and(|lm| lm >= lf));
                 }
@@ -1798,8 +1606,8 @@ mod tests {
             // Round 4 stands for "won the last round" of a 3-round knockout.
             let outcome = |r: u32| if r == 4 { KnockoutOutcome::WonLastRound } else { KnockoutOutcome::OutInRound(r) };
             let (later, earlier) = (outcome(ra.max(rb)), outcome(ra.min(rb)));
-            for text in [GO_2015_RUWEI, XIANGQI_2015_RUWEI] {
-                let g = load(text);
+            for (preset, stage) in [("go-2015", "ruwei"), ("xiangqi-2015", "ruwei")] {
+                let g = grades(preset, stage);
                 if let Some(le) = level_of(&g, &knockout(earlier)) {
                     prop_assert!(level_of(&g, &knockout(later)).is_some_and(|ll| ll >= le));
                 }

@@ -725,19 +725,15 @@ pub(crate) fn check_knockout(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::advancement::tests::{SNIPPETS, parse_snippet};
+    use crate::advancement::tests::official;
     use crate::lottery::pair_knockout_round;
     use chrono::TimeZone;
 
     fn knockout(preset: &str) -> KnockoutConfig {
-        let text = SNIPPETS
+        official(preset)
+            .stages
             .iter()
-            .find(|(n, _)| *n == preset)
-            .map(|(_, t)| *t)
-            .expect("preset");
-        parse_snippet(text)
-            .into_iter()
-            .find_map(|(_, _, k)| k)
+            .find_map(|s| s.knockout.clone())
             .expect("a knockout stage")
     }
 

@@ -759,436 +759,11 @@ impl fmt::Display for PrizeTable {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::team::TeamCategoryFile;
     use proptest::prelude::*;
 
-    /// The `[[teams]]` and `[[prizes]]` sections of a preset, as the snippets write them.
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    pub(crate) struct Sections {
-        pub(crate) teams: Vec<TeamCategoryFile>,
-        pub(crate) prizes: Vec<PrizeTableFile>,
-    }
-
-    /// Copies of the snippets /work/snippets/team-prize/<preset>.toml (comments left out).
-    pub(crate) const GO_2015: &str = r#"
-        [[teams]]
-        event = "men-team"
-        grouping = "region"
-        host_city_team = "杭州市"
-        counted = [{ event = "men-individual", ranking = "open", sex = "male", count = 3 }]
-        small_fields = [{ max_teams = 2, places = 1 }, { max_teams = 3, places = 2 }]
-        [[teams]]
-        event = "women-team"
-        grouping = "region"
-        host_city_team = "杭州市"
-        counted = [{ event = "women-individual", ranking = "women", sex = "female", count = 2 }]
-        small_fields = [{ max_teams = 2, places = 1 }, { max_teams = 3, places = 2 }]
-        [[prizes]]
-        event = "men-individual"
-        ranking = "open"
-        name_zh = "男子个人（公开）"
-        name_en = "Men's individual (open)"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 60000, 2 = 30000, 3 = 20000, 4 = 10000, 5-6 = 5000, 7-8 = 3000, 9-16 = 2000, 17-32 = 1000 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "women-individual"
-        ranking = "women"
-        name_zh = "女子个人"
-        name_en = "Women's individual"
-        sex = "female"
-        roll_down = true
-        places = { 1 = 10000, 2 = 5000, 3 = 3000, 4 = 1000, 5 = 800, 6 = 600 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "men-team"
-        ranking = "team"
-        name_zh = "男子团体"
-        name_en = "Men's team"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 25000, 2 = 12000, 3 = 8000, 4-6 = 5000 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "women-team"
-        ranking = "team"
-        name_zh = "女子团体"
-        name_en = "Women's team"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 15000, 2 = 10000, 3 = 6000, 4-6 = 3000 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "men-pairs"
-        ranking = "pairs"
-        name_zh = "男子双人赛"
-        name_en = "Men's pairs"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 10000, 2 = 8000, 3 = 6000, 4-6 = 3000 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "women-pairs"
-        ranking = "pairs"
-        name_zh = "女子双人赛"
-        name_en = "Women's pairs"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 10000, 2 = 8000, 3 = 6000, 4-6 = 3000 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "mixed-pairs"
-        ranking = "pairs"
-        name_zh = "混合双人赛"
-        name_en = "Mixed pairs"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 10000, 2 = 8000, 3 = 6000, 4-6 = 3000 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "parent-child-pairs"
-        ranking = "pairs"
-        name_zh = "亲子双人赛"
-        name_en = "Parent-child pairs"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 10000, 2 = 8000, 3 = 6000, 4-6 = 3000 }
-        in_kind = ["trophy", "certificate"]
-    "#;
-
-    /// xiangqi-2015; chess-2015 is the same text (RULES.md section 9 gives them one table).
-    pub(crate) const XIANGQI_2015: &str = r#"
-        [[teams]]
-        event = "men-team"
-        grouping = "region"
-        host_city_team = "杭州市"
-        counted = [{ event = "men-individual", ranking = "open", sex = "male", count = 3 }]
-        small_fields = [{ max_teams = 2, places = 1 }, { max_teams = 3, places = 2 }]
-        [[teams]]
-        event = "women-team"
-        grouping = "region"
-        host_city_team = "杭州市"
-        counted = [{ event = "women-individual", ranking = "women", sex = "female", count = 2 }]
-        small_fields = [{ max_teams = 2, places = 1 }, { max_teams = 3, places = 2 }]
-        [[prizes]]
-        event = "men-individual"
-        ranking = "open"
-        name_zh = "男子个人（公开）"
-        name_en = "Men's individual (open)"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 50000, 2 = 20000, 3 = 10000, 4-8 = 3000, 9-16 = 2000, 17-32 = 1000 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "women-individual"
-        ranking = "women"
-        name_zh = "女子个人"
-        name_en = "Women's individual"
-        sex = "female"
-        roll_down = true
-        places = { 1 = 3000, 2 = 2000, 3 = 1000, 4 = 800, 5 = 600, 6 = 500 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "men-team"
-        ranking = "team"
-        name_zh = "男子团体"
-        name_en = "Men's team"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 12000, 2 = 9000, 3 = 6000, 4-6 = 3000 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "women-team"
-        ranking = "team"
-        name_zh = "女子团体"
-        name_en = "Women's team"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 12000, 2 = 9000, 3 = 6000, 4-6 = 3000 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "men-pairs"
-        ranking = "pairs"
-        name_zh = "男子双人赛"
-        name_en = "Men's pairs"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 10000, 2 = 8000, 3 = 6000, 4-6 = 3000 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "women-pairs"
-        ranking = "pairs"
-        name_zh = "女子双人赛"
-        name_en = "Women's pairs"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 10000, 2 = 8000, 3 = 6000, 4-6 = 3000 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "mixed-pairs"
-        ranking = "pairs"
-        name_zh = "混合双人赛"
-        name_en = "Mixed pairs"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 10000, 2 = 8000, 3 = 6000, 4-6 = 3000 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "parent-child-pairs"
-        ranking = "pairs"
-        name_zh = "亲子双人赛"
-        name_en = "Parent-child pairs"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 10000, 2 = 8000, 3 = 6000, 4-6 = 3000 }
-        in_kind = ["trophy", "certificate"]
-    "#;
-
-    pub(crate) const XIANGQI_2022: &str = r#"
-        [[teams]]
-        event = "men-team"
-        grouping = "region"
-        counted = [{ event = "men-individual", ranking = "open", sex = "male", count = 3 }]
-        small_fields = [{ max_teams = 2, places = 1 }, { max_teams = 3, places = 2 }]
-        [[teams]]
-        event = "women-team"
-        grouping = "region"
-        counted = [{ event = "women-individual", ranking = "women", sex = "female", count = 2 }]
-        small_fields = [{ max_teams = 2, places = 1 }, { max_teams = 3, places = 2 }]
-        [[teams]]
-        event = "youth"
-        grouping = "registered"
-        counted = [
-          { event = "youth", ranking = "boys", sex = "male", count = 3 },
-          { event = "youth", ranking = "girls", sex = "female", count = 2 },
-        ]
-        small_fields = [{ max_teams = 2, places = 1 }, { max_teams = 3, places = 2 }]
-        [[prizes]]
-        event = "men-individual"
-        ranking = "open"
-        name_zh = "男子个人（公开）"
-        name_en = "Men's individual (open)"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 50000, 2 = 20000, 3 = 10000, 4-8 = 3000, 9-32 = 1000 }
-        in_kind = ["certificate"]
-        [[prizes]]
-        event = "women-individual"
-        ranking = "women"
-        name_zh = "女子个人"
-        name_en = "Women's individual"
-        sex = "female"
-        roll_down = true
-        places = { 1 = 5000, 2 = 3000, 3 = 2000, 4 = 1000, 5 = 800, 6 = 600 }
-        in_kind = ["certificate"]
-        [[prizes]]
-        event = "youth"
-        ranking = "boys"
-        name_zh = "少儿男子个人"
-        name_en = "Youth boys' individual (open)"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 2000, 2 = 1500, 3 = 1000, 4-8 = 500 }
-        in_kind = ["certificate"]
-        [[prizes]]
-        event = "youth"
-        ranking = "girls"
-        name_zh = "少儿女子个人"
-        name_en = "Youth girls' individual"
-        sex = "female"
-        roll_down = true
-        places = { 1 = 1000, 2 = 800, 3 = 500 }
-        in_kind = ["certificate"]
-        [[prizes]]
-        event = "men-pairs"
-        ranking = "pairs"
-        name_zh = "男子双人赛"
-        name_en = "Men's pairs"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 6000, 2 = 4000, 3 = 2000, 4-6 = 1000 }
-        in_kind = ["certificate"]
-        [[prizes]]
-        event = "women-pairs"
-        ranking = "pairs"
-        name_zh = "女子双人赛"
-        name_en = "Women's pairs"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 6000, 2 = 4000, 3 = 2000, 4-6 = 1000 }
-        in_kind = ["certificate"]
-        [[prizes]]
-        event = "mixed-pairs"
-        ranking = "pairs"
-        name_zh = "混合双人赛"
-        name_en = "Mixed pairs"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 6000, 2 = 4000, 3 = 2000, 4-6 = 1000 }
-        in_kind = ["certificate"]
-        [[prizes]]
-        event = "parent-child-pairs"
-        ranking = "pairs"
-        name_zh = "亲子双人赛"
-        name_en = "Parent-child pairs"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 6000, 2 = 4000, 3 = 2000, 4-6 = 1000 }
-        in_kind = ["certificate"]
-        [[prizes]]
-        event = "men-team"
-        ranking = "team"
-        name_zh = "男子团体"
-        name_en = "Men's team"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 12000, 2 = 9000, 3 = 6000, 4 = 4000, 5 = 3000, 6 = 2000 }
-        in_kind = ["certificate"]
-        [[prizes]]
-        event = "women-team"
-        ranking = "team"
-        name_zh = "女子团体"
-        name_en = "Women's team"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 8000, 2 = 5000, 3 = 2000 }
-        in_kind = ["certificate"]
-        [[prizes]]
-        event = "youth"
-        ranking = "team"
-        name_zh = "少儿组团体"
-        name_en = "Youth team"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 3000, 2 = 2000, 3 = 1000, 4-6 = 800 }
-        in_kind = ["certificate"]
-    "#;
-
-    pub(crate) const GO_2025: &str = r#"
-        [[teams]]
-        event = "men-team"
-        grouping = "registered"
-        counted = [{ event = "men-individual", ranking = "open", sex = "male", count = 3 }]
-        small_fields = [{ max_teams = 2, places = 1 }, { max_teams = 3, places = 2 }]
-        [[teams]]
-        event = "women-team"
-        grouping = "registered"
-        counted = [{ event = "women-individual", ranking = "women", sex = "female", count = 2 }]
-        small_fields = [{ max_teams = 2, places = 1 }, { max_teams = 3, places = 2 }]
-        [[prizes]]
-        event = "men-individual"
-        ranking = "open"
-        name_zh = "公开组男子个人（公开）"
-        name_en = "Open group, men's individual (open)"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 60000, 2 = 30000, 3 = 20000, 4 = 10000, 5-6 = 5000, 7-8 = 3000, 9-32 = 1000 }
-        in_kind = ["medal", "certificate"]
-        [[prizes]]
-        event = "women-individual"
-        ranking = "women"
-        name_zh = "公开组女子个人"
-        name_en = "Open group, women's individual"
-        sex = "female"
-        roll_down = true
-        places = { 1 = 10000, 2 = 5000, 3 = 3000, 4 = 1000, 5 = 800, 6 = 600 }
-        in_kind = ["medal", "certificate"]
-        [[prizes]]
-        event = "men-team"
-        ranking = "team"
-        name_zh = "公开组男子团体"
-        name_en = "Open group, men's team"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 10000, 2 = 6000, 3 = 4000, 4 = 3000, 5 = 800, 6 = 600 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "women-team"
-        ranking = "team"
-        name_zh = "公开组女子团体"
-        name_en = "Open group, women's team"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 8000, 2 = 5000, 3 = 2000 }
-        in_kind = ["trophy", "certificate"]
-        [[prizes]]
-        event = "junior"
-        ranking = "boys"
-        name_zh = "少年组男子个人（公开）"
-        name_en = "Juniors, boys' individual (open)"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 6000, 2 = 4000, 3 = 2000, 4-10 = 1000, 11-16 = 800 }
-        in_kind = ["medal", "certificate"]
-        [[prizes]]
-        event = "junior"
-        ranking = "girls"
-        name_zh = "少年组女子个人"
-        name_en = "Juniors, girls' individual"
-        sex = "female"
-        roll_down = true
-        places = { 1 = 3000, 2 = 2000, 3 = 1000, 4-8 = 500 }
-        in_kind = ["medal", "certificate"]
-        [[prizes]]
-        event = "infant"
-        ranking = "open"
-        name_zh = "幼儿组个人"
-        name_en = "Infants' individual"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 2000, 2 = 1500, 3 = 800, 4-8 = 500 }
-        in_kind = ["medal", "certificate"]
-        [[prizes]]
-        event = "infant"
-        ranking = "best-girl"
-        name_zh = "幼儿组最佳女棋手奖"
-        name_en = "Infants, best girl"
-        sex = "female"
-        roll_down = true
-        places = { 1 = 800 }
-        in_kind = ["certificate"]
-        [[prizes]]
-        event = "senior"
-        ranking = "open"
-        name_zh = "中老年组个人"
-        name_en = "Seniors' individual"
-        sex = "open"
-        roll_down = false
-        places = { 1 = 5000, 2 = 2000, 3 = 1000, 4-8 = 600, 9-16 = 400 }
-        in_kind = ["medal", "certificate"]
-        [[prizes]]
-        event = "senior"
-        ranking = "best-woman"
-        name_zh = "中老年组最佳女棋手奖"
-        name_en = "Seniors, best woman"
-        sex = "female"
-        roll_down = true
-        places = { 1 = 800 }
-        in_kind = ["certificate"]
-        [[prizes]]
-        event = "senior"
-        ranking = "aged-60-plus"
-        name_zh = "中老年组60岁以上选手前八名"
-        name_en = "Seniors aged 60 or more, places 1-8"
-        sex = "open"
-        min_age = 60
-        roll_down = true
-        places = { 1-8 = 0 }
-        in_kind = ["gift-pack"]
-        note_zh = "千岛湖特色农副产品大礼包"
-    "#;
-
-    pub(crate) fn sections(text: &str) -> Sections {
-        toml::from_str(text).expect("snippet parses")
-    }
-
-    pub(crate) fn tables(text: &str) -> Vec<PrizeTable> {
-        let mut c = Checker::new();
-        let t = check_prizes(&sections(text).prizes, "prizes", &mut c);
-        assert!(c.0.is_empty(), "{:?}", c.0);
-        t.expect("valid")
+    /// The prize tables of an official preset.
+    pub(crate) fn tables(preset: &str) -> Vec<PrizeTable> {
+        crate::advancement::tests::official(preset).prizes.clone()
     }
 
     fn table<'a>(tables: &'a [PrizeTable], event: &str, ranking: &str) -> &'a PrizeTable {
@@ -1241,7 +816,7 @@ pub(crate) mod tests {
     fn r_prz_1_every_prize_table_of_section_9_is_in_the_snippets() {
         let expected: &[(&str, &[ExpectedTable])] = &[
             (
-                GO_2015,
+                "go-2015",
                 &[
                     (
                         "men-individual",
@@ -1295,7 +870,7 @@ pub(crate) mod tests {
                 ],
             ),
             (
-                XIANGQI_2015,
+                "xiangqi-2015",
                 &[
                     (
                         "men-individual",
@@ -1347,7 +922,7 @@ pub(crate) mod tests {
                 ],
             ),
             (
-                XIANGQI_2022,
+                "xiangqi-2022",
                 &[
                     (
                         "men-individual",
@@ -1395,7 +970,7 @@ pub(crate) mod tests {
                 ],
             ),
             (
-                GO_2025,
+                "go-2025",
                 &[
                     (
                         "men-individual",
@@ -1443,8 +1018,8 @@ pub(crate) mod tests {
                 ],
             ),
         ];
-        for (text, want) in expected {
-            let got = tables(text);
+        for (preset, want) in expected {
+            let got = tables(preset);
             assert_eq!(got.len(), want.len());
             for (event, ranking, amounts) in *want {
                 assert_eq!(
@@ -1458,7 +1033,7 @@ pub(crate) mod tests {
 
     #[test]
     fn r_prz_1_go_2015_open_top_32_sums_to_168000() {
-        let t = tables(GO_2015);
+        let t = tables("go-2015");
         let open = table(&t, "men-individual", "open");
         assert_eq!(open.places(), 32);
         assert_eq!(open.total(), 168_000);
@@ -1478,7 +1053,7 @@ pub(crate) mod tests {
 
     #[test]
     fn r_prz_1_xiangqi_2015_tie_at_places_4_and_5_shares_3000_plus_3000() {
-        let t = tables(XIANGQI_2015);
+        let t = tables("xiangqi-2015");
         let open = table(&t, "men-individual", "open");
         let mut ranking = men(6);
         ranking[4].place = 4; // m4 and m5 share 4th; m6 is 6th
@@ -1507,7 +1082,7 @@ pub(crate) mod tests {
     #[test]
     fn r_prz_1_shares_are_floored_and_the_remainder_reported() {
         // go-2015 open: three players share 5th, covering 5-7: 5000 + 5000 + 3000 = 13000.
-        let t = tables(GO_2015);
+        let t = tables("go-2015");
         let open = table(&t, "men-individual", "open");
         let mut ranking = men(8);
         ranking[5].place = 5;
@@ -1527,7 +1102,7 @@ pub(crate) mod tests {
 
     #[test]
     fn r_prz_1_places_beyond_the_table_add_nothing() {
-        let t = tables(GO_2015);
+        let t = tables("go-2015");
         let women = table(&t, "women-individual", "women");
         let mut ranking: Vec<Placed> = (1..=9)
             .map(|i| pl(&format!("w{i}"), i, Sex::Female))
@@ -1544,7 +1119,7 @@ pub(crate) mod tests {
 
     #[test]
     fn r_prz_1_place_winners_get_the_in_kind_awards() {
-        let t = tables(GO_2015);
+        let t = tables("go-2015");
         let list =
             award_list(table(&t, "men-individual", "open"), &men(3), final_day()).expect("valid");
         assert!(
@@ -1552,7 +1127,7 @@ pub(crate) mod tests {
                 .iter()
                 .all(|a| a.in_kind == [InKind::Trophy, InKind::Certificate])
         );
-        let t = tables(GO_2025);
+        let t = tables("go-2025");
         let list = award_list(table(&t, "men-team", "team"), &men(1), final_day()).expect("valid");
         assert_eq!(
             list.awards[0].in_kind,
@@ -1562,7 +1137,7 @@ pub(crate) mod tests {
 
     #[test]
     fn r_ind_2_the_open_ranking_includes_women_without_roll_down_and_prizes_add_up() {
-        let t = tables(GO_2025);
+        let t = tables("go-2025");
         let mut ranking = men(8);
         ranking[2] = pl("w", 3, Sex::Female);
         ranking.push(pl("w2", 9, Sex::Female));
@@ -1594,7 +1169,7 @@ pub(crate) mod tests {
 
     #[test]
     fn r_ind_2_go_2025_junior_boys_table_is_open_to_girls_without_roll_down() {
-        let t = tables(GO_2025);
+        let t = tables("go-2025");
         let mut ranking = men(17);
         ranking[0] = pl("g", 1, Sex::Female);
         let boys = award_list(table(&t, "junior", "boys"), &ranking, final_day()).expect("valid");
@@ -1640,7 +1215,7 @@ pub(crate) mod tests {
 
     #[test]
     fn r_prz_1_go_2025_special_prizes_best_woman_best_girl_and_aged_60_plus() {
-        let t = tables(GO_2025);
+        let t = tables("go-2025");
         let final_day = d(2025, 11, 7);
         // Seniors: s1..s10; s3 and s5 are women; s2 turns 60 on the first day of the final,
         // s4 turns 60 the day after; s6..s10 are over 60.
@@ -1721,7 +1296,7 @@ pub(crate) mod tests {
 
     #[test]
     fn r_prz_1_a_ranking_must_be_in_competition_form() {
-        let t = tables(GO_2015);
+        let t = tables("go-2015");
         let open = table(&t, "men-individual", "open");
         let dense = vec![
             pl("a", 1, Sex::Male),
@@ -1752,7 +1327,7 @@ pub(crate) mod tests {
 
     #[test]
     fn r_prz_2_deductions_are_recorded_against_the_award_with_a_reason() {
-        let t = tables(GO_2025);
+        let t = tables("go-2025");
         let list =
             award_list(table(&t, "men-individual", "open"), &men(1), final_day()).expect("valid");
         let award = &list.awards[0];
@@ -1797,7 +1372,7 @@ pub(crate) mod tests {
 
     #[test]
     fn r_prz_1_totals_per_person_across_events() {
-        let t = tables(XIANGQI_2022);
+        let t = tables("xiangqi-2022");
         let mut ranking = men(3);
         ranking[0] = pl("w", 1, Sex::Female);
         let open =
@@ -1896,7 +1471,7 @@ pub(crate) mod tests {
 
     #[test]
     fn r_prz_1_tables_must_name_events_of_the_preset() {
-        let t = tables(GO_2025);
+        let t = tables("go-2025");
         let preset = crate::preset::official_by_name("go-2025")
             .expect("known")
             .expect("valid");

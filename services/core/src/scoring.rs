@@ -756,444 +756,23 @@ pub(crate) mod tests {
     use super::*;
     use chrono::TimeZone;
 
-    /// Copy of /work/snippets/scoring/go-2015.toml.
-    const GO_2015: &str = r##"# [stages.online]: online scoring, disconnection, play hours, resets and minimum games, one table per
-# online stage (services/core/src/scoring.rs: OnlineFile, check_online; used by standings.rs).
-# Rule ids: RULES.md. Limits are strict ("over"), times are China time (UTC+8).
+    /// A stage's `[stages.online]` section: `None` if the stage has none.
+    type Section = Option<OnlineRules>;
 
-# stage haixuan
-# R-GRD-1: 海选 certificates go by points only: no min_games_certificate.
-[stages.online]
-resets = true                  # R-ONL-7: the period score may be reset (清零), any number of times
-eliminate_at_escapes = 6       # R-ONL-3: 逃跑数>5 自动淘汰: out at the 6th escape of the period, counted across resets
-min_games_ranked = 1           # R-ONL-10 reading: at least one counted game to be ranked
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-# no draw: Go has no draws (a reported draw is refused)
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2015): 断线总时长超过3分钟，或断线次数大于2次，即视为逃跑
-total_over_secs = 180
-count_over = 2
-# no interruption_over_secs: in 2015 every reported disconnection counts
-
-[stages.online.play_hours]     # R-STR-4 (2015): 9:00至23:00; a game is judged by its start, [09:00, 23:00)
-any_time = false
-from = "09:00"
-to = "23:00"
-
-# stage jinji
-# 晋级: resets allowed (R-ONL-7); no elimination count (the seed states it for 海选 only).
-[stages.online]
-resets = true                  # R-ONL-7: the period score may be reset (清零), any number of times
-min_games_ranked = 1           # R-ONL-10 reading: at least one counted game to be ranked
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-# no draw: Go has no draws (a reported draw is refused)
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2015): 断线总时长超过3分钟，或断线次数大于2次，即视为逃跑
-total_over_secs = 180
-count_over = 2
-# no interruption_over_secs: in 2015 every reported disconnection counts
-
-[stages.online.play_hours]     # R-STR-4 (2015): 9:00至23:00; a game is judged by its start, [09:00, 23:00)
-any_time = false
-from = "09:00"
-to = "23:00"
-
-# stage ruwei
-# Knockout stage (网络入围赛, 3 rounds): only win, loss and escape matter;
-# this section decides each online game (an escaper is out, R-ADV-3/6) and the play hours.
-# resets and min_games_ranked have no effect in a knockout.
-[stages.online]
-resets = false                 # R-ONL-7: no reset in this stage
-min_games_ranked = 1           # R-ONL-10 reading: at least one counted game to be ranked
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-# no draw: Go has no draws (a reported draw is refused)
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2015): 断线总时长超过3分钟，或断线次数大于2次，即视为逃跑
-total_over_secs = 180
-count_over = 2
-# no interruption_over_secs: in 2015 every reported disconnection counts
-
-[stages.online.play_hours]     # R-STR-4 (2015): 9:00至23:00; a game is judged by its start, [09:00, 23:00)
-any_time = false
-from = "09:00"
-to = "23:00"
-
-# stage fuhuo
-# Reading: the repechage (网络复活赛) rules are "届时另行通知"; it is an online stage of the same
-# season, so it starts from the 入围 game rules (2015 disconnection rules, 9:00-23:00); organizers
-# edit this section when the notice is published.
-[stages.online]
-resets = false                 # R-ONL-7: no reset in this stage
-min_games_ranked = 1           # R-ONL-10 reading: at least one counted game to be ranked
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-# no draw: Go has no draws (a reported draw is refused)
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2015): 断线总时长超过3分钟，或断线次数大于2次，即视为逃跑
-total_over_secs = 180
-count_over = 2
-# no interruption_over_secs: in 2015 every reported disconnection counts
-
-[stages.online.play_hours]     # R-STR-4 (2015): 9:00至23:00; a game is judged by its start, [09:00, 23:00)
-any_time = false
-from = "09:00"
-to = "23:00"
-
-# stage final
-# No [stages.online]: the final is offline (赛会制) and its results are entered by referees (R-IND-5).
-"##;
-
-    /// Copy of /work/snippets/scoring/xiangqi-2015.toml.
-    const XIANGQI_2015: &str = r##"# [stages.online]: online scoring, disconnection, play hours, resets and minimum games, one table per
-# online stage (services/core/src/scoring.rs: OnlineFile, check_online; used by standings.rs).
-# Rule ids: RULES.md. Limits are strict ("over"), times are China time (UTC+8).
-
-# stage haixuan
-[stages.online]
-resets = true                  # R-ONL-7: the period score may be reset (清零), any number of times
-eliminate_at_escapes = 6       # R-ONL-3: 逃跑数>5 自动淘汰: out at the 6th escape of the period, counted across resets
-min_games_ranked = 1           # R-ONL-10 reading: at least one counted game to be ranked
-min_games_certificate = 10     # R-ONL-10 / R-GRD-7: 获得等级证书的责任局数为至少10局
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-draw = 1
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2015): 断线总时长超过3分钟，或断线次数大于2次，即视为逃跑
-total_over_secs = 180
-count_over = 2
-# no interruption_over_secs: in 2015 every reported disconnection counts
-
-[stages.online.play_hours]     # R-STR-4 (2015): 9:00至23:00; a game is judged by its start, [09:00, 23:00)
-any_time = false
-from = "09:00"
-to = "23:00"
-
-# stage jinji
-# 晋级: the seed does not restate the hours for 晋级; R-STR-4 gives 9:00-23:00 to every 2015 online stage.
-[stages.online]
-resets = true                  # R-ONL-7: the period score may be reset (清零), any number of times
-min_games_ranked = 5           # R-ONL-10: 责任局数至少5局 to be ranked
-min_games_certificate = 5      # R-GRD-2: 责任局数5局 for the stage's grade
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-draw = 1
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2015): 断线总时长超过3分钟，或断线次数大于2次，即视为逃跑
-total_over_secs = 180
-count_over = 2
-# no interruption_over_secs: in 2015 every reported disconnection counts
-
-[stages.online.play_hours]     # R-STR-4 (2015): 9:00至23:00; a game is judged by its start, [09:00, 23:00)
-any_time = false
-from = "09:00"
-to = "23:00"
-
-# stage ruwei
-# Knockout stage (网络入围赛, single elimination; a drawn game is replayed as blitz by the knockout
-# module, R-ADV-6): this section decides each online game (an escaper is out) and the play hours
-# (入围赛每轮参赛时间为9:00至23:00).
-[stages.online]
-resets = false                 # R-ONL-7: no reset in this stage
-min_games_ranked = 1           # R-ONL-10 reading: at least one counted game to be ranked
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-draw = 1
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2015): 断线总时长超过3分钟，或断线次数大于2次，即视为逃跑
-total_over_secs = 180
-count_over = 2
-# no interruption_over_secs: in 2015 every reported disconnection counts
-
-[stages.online.play_hours]     # R-STR-4 (2015): 9:00至23:00; a game is judged by its start, [09:00, 23:00)
-any_time = false
-from = "09:00"
-to = "23:00"
-
-# stage fuhuo
-# Reading: the repechage (网络复活赛) rules are "届时另行通知"; it is an online stage of the same
-# season, so it starts from the 入围 game rules (2015 disconnection rules, 9:00-23:00); organizers
-# edit this section when the notice is published.
-[stages.online]
-resets = false                 # R-ONL-7: no reset in this stage
-min_games_ranked = 1           # R-ONL-10 reading: at least one counted game to be ranked
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-draw = 1
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2015): 断线总时长超过3分钟，或断线次数大于2次，即视为逃跑
-total_over_secs = 180
-count_over = 2
-# no interruption_over_secs: in 2015 every reported disconnection counts
-
-[stages.online.play_hours]     # R-STR-4 (2015): 9:00至23:00; a game is judged by its start, [09:00, 23:00)
-any_time = false
-from = "09:00"
-to = "23:00"
-
-# stage final
-# No [stages.online]: the final is offline (赛会制) and its results are entered by referees (R-IND-5).
-"##;
-
-    /// Copy of /work/snippets/scoring/chess-2015.toml.
-    const CHESS_2015: &str = r##"# [stages.online]: online scoring, disconnection, play hours, resets and minimum games, one table per
-# online stage (services/core/src/scoring.rs: OnlineFile, check_online; used by standings.rs).
-# Rule ids: RULES.md. Limits are strict ("over"), times are China time (UTC+8).
-
-# stage haixuan
-[stages.online]
-resets = true                  # R-ONL-7: the period score may be reset (清零), any number of times
-eliminate_at_escapes = 6       # R-ONL-3: 逃跑数>5 自动淘汰: out at the 6th escape of the period, counted across resets
-min_games_ranked = 1           # R-ONL-10 reading: at least one counted game to be ranked
-min_games_certificate = 10     # R-ONL-10 / R-GRD-7: 获得等级证书的责任局数为至少10局
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-draw = 1
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2015): 断线总时长超过3分钟，或断线次数大于2次，即视为逃跑
-total_over_secs = 180
-count_over = 2
-# no interruption_over_secs: in 2015 every reported disconnection counts
-
-[stages.online.play_hours]     # R-STR-4 (2015): 9:00至23:00; a game is judged by its start, [09:00, 23:00)
-any_time = false
-from = "09:00"
-to = "23:00"
-
-# stage ruwei
-# 入围 is a points stage (R-ADV-8). No reset: the chess seed allows 清零 in 海选 only.
-# Certificates go by 入围 rank (R-GRD-3), and a rank already needs 5 counted games.
-[stages.online]
-resets = false                 # R-ONL-7: no reset in this stage
-min_games_ranked = 5           # R-ONL-10: 责任局数至少5局 to be ranked
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-draw = 1
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2015): 断线总时长超过3分钟，或断线次数大于2次，即视为逃跑
-total_over_secs = 180
-count_over = 2
-# no interruption_over_secs: in 2015 every reported disconnection counts
-
-[stages.online.play_hours]     # R-STR-4 (2015): 9:00至23:00; a game is judged by its start, [09:00, 23:00)
-any_time = false
-from = "09:00"
-to = "23:00"
-
-# stage fuhuo
-# Reading: the repechage (网络复活赛) rules are "届时另行通知"; it is an online stage of the same
-# season, so it starts from the 入围 game rules (2015 disconnection rules, 9:00-23:00); organizers
-# edit this section when the notice is published.
-[stages.online]
-resets = false                 # R-ONL-7: no reset in this stage
-min_games_ranked = 1           # R-ONL-10 reading: at least one counted game to be ranked
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-draw = 1
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2015): 断线总时长超过3分钟，或断线次数大于2次，即视为逃跑
-total_over_secs = 180
-count_over = 2
-# no interruption_over_secs: in 2015 every reported disconnection counts
-
-[stages.online.play_hours]     # R-STR-4 (2015): 9:00至23:00; a game is judged by its start, [09:00, 23:00)
-any_time = false
-from = "09:00"
-to = "23:00"
-
-# stage final
-# No [stages.online]: the final is offline (赛会制) and its results are entered by referees (R-IND-5).
-"##;
-
-    /// Copy of /work/snippets/scoring/xiangqi-2022.toml.
-    const XIANGQI_2022: &str = r##"# [stages.online]: online scoring, disconnection, play hours, resets and minimum games, one table per
-# online stage (services/core/src/scoring.rs: OnlineFile, check_online; used by standings.rs).
-# Rule ids: RULES.md. Limits are strict ("over"), times are China time (UTC+8).
-
-# stage haixuan
-# No reset (the player may enter the next period instead) and no elimination count in 2022.
-[stages.online]
-resets = false                 # R-ONL-7: no reset in this stage
-min_games_ranked = 1           # R-ONL-10 reading: at least one counted game to be ranked
-min_games_certificate = 10     # R-ONL-10 / R-GRD-7: 获得等级证书的责任局数为至少10局
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-draw = 1
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2022/2025): 总时长超过2分钟，或断线次数大于2次；每次中断超过60秒算断线
-total_over_secs = 120
-count_over = 2
-interruption_over_secs = 60    # only interruptions strictly over 60 s count (with their full length)
-
-[stages.online.play_hours]     # R-STR-4: 全天任意时段
-any_time = true
-
-# stage ruwei
-[stages.online]
-resets = false                 # R-ONL-7: no reset in this stage
-min_games_ranked = 1           # R-ONL-10 reading: at least one counted game to be ranked
-first_move_limit_secs = 60     # R-ONL-5: 每局开始的第一回合设置有60s步时; later → void game (exactly 60 s is in time)
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-draw = 1
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2022/2025): 总时长超过2分钟，或断线次数大于2次；每次中断超过60秒算断线
-total_over_secs = 120
-count_over = 2
-interruption_over_secs = 60    # only interruptions strictly over 60 s count (with their full length)
-
-[stages.online.play_hours]     # R-STR-4: 全天任意时段（每期的首日比赛从10点开始）
-any_time = true
-first_day_from = "10:00"
-
-# stage final
-# No [stages.online]: the final is offline (赛会制) and its results are entered by referees (R-IND-5).
-"##;
-
-    /// Copy of /work/snippets/scoring/go-2025.toml.
-    const GO_2025: &str = r##"# [stages.online]: online scoring, disconnection, play hours, resets and minimum games, one table per
-# online stage (services/core/src/scoring.rs: OnlineFile, check_online; used by standings.rs).
-# Rule ids: RULES.md. Limits are strict ("over"), times are China time (UTC+8).
-
-# stage haixuan
-# Open and youth groups are separate events with the same online rules. No reset in 2025.
-[stages.online]
-resets = false                 # R-ONL-7: no reset in this stage
-min_games_ranked = 1           # R-ONL-10 reading: at least one counted game to be ranked
-
-[stages.online.points]         # R-ONL-2, R-ONL-3
-win = 2
-loss = -2
-# no draw: Go has no draws (a reported draw is refused)
-escape = -2                    # 逃跑扣除2分 (counted in the escapes column only)
-escape_opponent = 2            # 对手得2分 (counted as the opponent's win)
-
-[stages.online.disconnection]  # R-ONL-4 (2022/2025): 总时长超过2分钟，或断线次数大于2次；每次中断超过60秒算断线
-total_over_secs = 120
-count_over = 2
-interruption_over_secs = 60    # only interruptions strictly over 60 s count (with their full length)
-
-[stages.online.play_hours]     # R-STR-4: 全天任意时段（每期的首日比赛从10点开始）
-any_time = true
-first_day_from = "10:00"
-
-# stage final
-# No [stages.online]: the final is offline (赛会制) and its results are entered by referees (R-IND-5).
-"##;
-
-    /// The snippet of one preset, as `(stage code, section)` in order.
-    fn snippet(preset: &str) -> &'static str {
-        match preset {
-            "go-2015" => GO_2015,
-            "xiangqi-2015" => XIANGQI_2015,
-            "chess-2015" => CHESS_2015,
-            "xiangqi-2022" => XIANGQI_2022,
-            "go-2025" => GO_2025,
-            other => panic!("no snippet for {other}"),
-        }
-    }
-
-    #[derive(Deserialize)]
-    struct Doc {
-        stages: Vec<StageDoc>,
-    }
-    #[derive(Deserialize)]
-    struct StageDoc {
-        code: String,
-        online: Option<OnlineFile>,
-    }
-
-    /// Parses a snippet the way the lead's preset format will hold it: each `# stage X` comment
-    /// becomes `[[stages]] code = "X"`.
-    /// A stage's checked section: `None` if the stage has none, `Err` with the messages.
-    type Section = Result<Option<OnlineRules>, Vec<String>>;
-
+    /// Every stage of an official preset, as `(stage code, section)` in order.
     fn stages(preset: &str) -> Vec<(String, Section)> {
-        let doc: String = snippet(preset)
-            .lines()
-            .map(|l| match l.strip_prefix("# stage ") {
-                Some(code) => format!("[[stages]]\ncode = \"{code}\"\n"),
-                None => format!("{l}\n"),
-            })
-            .collect();
-        let doc: Doc = toml::from_str(&doc).expect("snippet parses");
-        doc.stages
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let checked = s.online.map(|file| {
-                    let mut c = Checker::new();
-                    let rules = check_online(&file, &format!("stages[{i}].online"), &mut c);
-                    match rules {
-                        Some(r) if c.0.is_empty() => Ok(r),
-                        _ => Err(c.0.iter().map(ToString::to_string).collect()),
-                    }
-                });
-                (s.code, checked.transpose())
-            })
+        crate::advancement::tests::official(preset)
+            .stages
+            .iter()
+            .map(|s| (s.code.clone(), s.online))
             .collect()
     }
 
-    /// The checked rules of one stage of one preset's snippet.
+    /// The checked rules of one stage of one official preset.
     pub(crate) fn rules(preset: &str, stage: &str) -> OnlineRules {
-        stages(preset)
-            .into_iter()
-            .find(|(code, _)| code == stage)
-            .and_then(|(_, r)| r.expect("valid section"))
+        crate::advancement::tests::official(preset)
+            .stage(stage)
+            .and_then(|s| s.online)
             .unwrap_or_else(|| panic!("{preset} {stage} has no [stages.online]"))
     }
 
@@ -1257,7 +836,6 @@ first_day_from = "10:00"
             let got_codes: Vec<&str> = got.iter().map(|(c, _)| c.as_str()).collect();
             assert_eq!(&got_codes, codes, "{preset}");
             for (code, section) in got {
-                let section = section.unwrap_or_else(|e| panic!("{preset} {code}: {e:?}"));
                 assert_eq!(section.is_none(), code == "final", "{preset} {code}");
             }
         }
@@ -1267,7 +845,7 @@ first_day_from = "10:00"
     fn r_onl_2_points_and_draws_per_preset() {
         for preset in ["go-2015", "go-2025"] {
             for (code, section) in stages(preset) {
-                if let Ok(Some(r)) = section {
+                if let Some(r) = section {
                     assert_eq!(r.points.draw, None, "{preset} {code}: Go has no draws");
                     assert_eq!((r.points.win, r.points.loss), (2, -2));
                 }
@@ -1275,7 +853,7 @@ first_day_from = "10:00"
         }
         for preset in ["xiangqi-2015", "chess-2015", "xiangqi-2022"] {
             for (code, section) in stages(preset) {
-                if let Ok(Some(r)) = section {
+                if let Some(r) = section {
                     assert_eq!(r.points.draw, Some(1), "{preset} {code}");
                     assert_eq!((r.points.escape, r.points.escape_opponent), (-2, 2));
                 }
@@ -1293,7 +871,7 @@ first_day_from = "10:00"
             "go-2025",
         ] {
             for (code, section) in stages(preset) {
-                if let Ok(Some(r)) = section {
+                if let Some(r) = section {
                     let expected = (preset.ends_with("2015") && code == "haixuan").then_some(6);
                     assert_eq!(r.eliminate_at_escapes, expected, "{preset} {code}");
                 }
@@ -1339,7 +917,7 @@ first_day_from = "10:00"
             "go-2025",
         ] {
             for (code, section) in stages(preset) {
-                if let Ok(Some(r)) = section {
+                if let Some(r) = section {
                     let expected = (preset == "xiangqi-2022" && code == "ruwei").then(|| secs(60));
                     assert_eq!(r.first_move_limit, expected, "{preset} {code}");
                 }
@@ -1357,7 +935,7 @@ first_day_from = "10:00"
             "go-2025",
         ] {
             for (code, section) in stages(preset) {
-                if let Ok(Some(r)) = section {
+                if let Some(r) = section {
                     let expected =
                         preset.ends_with("2015") && (code == "haixuan" || code == "jinji");
                     assert_eq!(r.resets_allowed, expected, "{preset} {code}");
@@ -1402,7 +980,7 @@ first_day_from = "10:00"
         };
         for preset in ["go-2015", "xiangqi-2015", "chess-2015"] {
             for (code, section) in stages(preset) {
-                if let Ok(Some(r)) = section {
+                if let Some(r) = section {
                     assert_eq!(r.play_hours, nine_to_eleven, "{preset} {code}");
                 }
             }

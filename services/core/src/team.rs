@@ -732,7 +732,7 @@ pub(crate) fn check_teams_against(
 mod tests {
     use super::*;
     use crate::identity::{Passport, ResidentId, resident_id_check_char};
-    use crate::prize::tests::{GO_2015, GO_2025, XIANGQI_2015, XIANGQI_2022, sections, tables};
+    use crate::prize::tests::tables;
     use proptest::prelude::*;
 
     /// A valid resident ID from its first 17 digits.
@@ -745,11 +745,9 @@ mod tests {
         Identity::Resident(ResidentId::parse(&id).expect("valid id"))
     }
 
-    fn categories(text: &str) -> Vec<TeamCategory> {
-        let mut c = Checker::new();
-        let t = check_teams(&sections(text).teams, "teams", &mut c);
-        assert!(c.0.is_empty(), "{:?}", c.0);
-        t.expect("valid")
+    /// The team categories of an official preset.
+    fn categories(preset: &str) -> Vec<TeamCategory> {
+        crate::advancement::tests::official(preset).teams.clone()
     }
 
     fn category<'a>(cats: &'a [TeamCategory], event: &str) -> &'a TeamCategory {
@@ -775,7 +773,7 @@ mod tests {
     }
 
     fn men_team() -> TeamCategory {
-        category(&categories(GO_2015), "men-team").clone()
+        category(&categories("go-2015"), "men-team").clone()
     }
 
     fn summary(s: &TeamStandings) -> Vec<(String, u32, u64, u32, bool)> {
@@ -862,7 +860,7 @@ mod tests {
             ]
         );
         // The prizes: xiangqi-2015 men's team, 3rd and 4th shared: (6000 + 3000) / 2 each.
-        let prizes = tables(XIANGQI_2015);
+        let prizes = tables("xiangqi-2015");
         let table = prize::find_table(&prizes, "men-team", TEAM_RANKING).expect("table");
         let list = team_awards(&s, table).expect("valid");
         let yuan = |id: &str| list.awards_of(id).map(|a| a.yuan).sum::<i64>();
@@ -947,7 +945,7 @@ mod tests {
             [("m1", 1), ("m2", 2), ("m3", 3)]
         );
         // Women's teams count women's-ranking places: Zhejiang 1 + 2 = 3, Beijing 2 + 4 = 6.
-        let cats = categories(GO_2015);
+        let cats = categories("go-2015");
         let women_team = category(&cats, "women-team");
         let teams: BTreeMap<String, TeamKey> = [
             ("w1", region("33")),
@@ -1015,7 +1013,7 @@ mod tests {
             );
         }
         // 2022 has no host-city team.
-        let cats = categories(XIANGQI_2022);
+        let cats = categories("xiangqi-2022");
         let men_2022 = category(&cats, "men-team");
         assert_eq!(
             team_key(men_2022, &hangzhou, Some(&TeamMembership::HostCity)),
@@ -1093,7 +1091,7 @@ mod tests {
 
     #[test]
     fn r_team_3_the_region_comes_from_the_first_two_digits_of_the_resident_id() {
-        let cats = categories(XIANGQI_2022);
+        let cats = categories("xiangqi-2022");
         let cat = category(&cats, "women-team");
         assert_eq!(
             team_key(cat, &resident("11010519491231002"), None),
@@ -1108,7 +1106,7 @@ mod tests {
 
     #[test]
     fn r_team_4_xiangqi_2022_youth_team_is_3_boys_and_2_girls_of_an_entering_unit() {
-        let cats = categories(XIANGQI_2022);
+        let cats = categories("xiangqi-2022");
         let youth = category(&cats, "youth");
         assert_eq!(youth.grouping, TeamGrouping::Registered);
         assert_eq!(youth.members_counted(), 5);
@@ -1211,7 +1209,7 @@ mod tests {
 
     #[test]
     fn r_team_4_go_2025_teams_are_the_registered_city_teams() {
-        let cats = categories(GO_2025);
+        let cats = categories("go-2025");
         let men = category(&cats, "men-team");
         assert_eq!(men.grouping, TeamGrouping::Registered);
         let p = resident("33010619900101001");
@@ -1249,7 +1247,7 @@ mod tests {
 
     #[test]
     fn r_team_5_places_awarded_by_the_number_of_ranked_teams() {
-        let cats = categories(XIANGQI_2022);
+        let cats = categories("xiangqi-2022");
         let small = &category(&cats, "men-team").small_fields;
         let six: Vec<u32> = (0..=8).map(|n| places_awarded(small, 6, n)).collect();
         assert_eq!(six, [0, 1, 1, 2, 4, 5, 6, 6, 6]);
@@ -1273,14 +1271,14 @@ mod tests {
         }
         // A fourth, incomplete team does not lift the count to 4.
         rows.push(row("44-0", 20, Sex::Male, region("44")));
-        let cats = categories(XIANGQI_2022);
+        let cats = categories("xiangqi-2022");
         let s = team_standings(category(&cats, "men-team"), &rows, 6).expect("valid");
         assert_eq!(s.places_awarded, 2);
         assert_eq!(
             s.ranked.iter().map(|t| t.awarded).collect::<Vec<_>>(),
             [true, true, false]
         );
-        let prizes = tables(XIANGQI_2022);
+        let prizes = tables("xiangqi-2022");
         let table = prize::find_table(&prizes, "men-team", TEAM_RANKING).expect("table");
         let list = team_awards(&s, table).expect("valid");
         assert_eq!(
@@ -1309,21 +1307,21 @@ mod tests {
 
     #[test]
     fn r_team_1_snippets_pass_the_cross_checks() {
-        for (name, text) in [
-            ("go-2015", GO_2015),
-            ("xiangqi-2015", XIANGQI_2015),
-            ("chess-2015", XIANGQI_2015),
-            ("xiangqi-2022", XIANGQI_2022),
-            ("go-2025", GO_2025),
+        for name in [
+            "go-2015",
+            "xiangqi-2015",
+            "chess-2015",
+            "xiangqi-2022",
+            "go-2025",
         ] {
             let preset = crate::preset::official_by_name(name)
                 .expect("known")
                 .expect("valid");
             let mut c = Checker::new();
             check_teams_against(
-                &categories(text),
+                &categories(name),
                 &preset.events,
-                &tables(text),
+                &tables(name),
                 "teams",
                 &mut c,
             );
@@ -1384,11 +1382,11 @@ mod tests {
         let preset = crate::preset::official_by_name("go-2025")
             .expect("known")
             .expect("valid");
-        let mut cats = categories(GO_2025);
+        let mut cats = categories("go-2025");
         cats[0].event = "relay".into();
         cats[1].counted[0].ranking.ranking = "ladies".into();
         let mut c = Checker::new();
-        check_teams_against(&cats, &preset.events, &tables(GO_2025), "teams", &mut c);
+        check_teams_against(&cats, &preset.events, &tables("go-2025"), "teams", &mut c);
         let rendered: Vec<String> = c.0.iter().map(ToString::to_string).collect();
         assert_eq!(
             rendered,
