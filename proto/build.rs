@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
-const PROTO_FILES: &[&str] = &["qiwang/registration/v1/registration.proto"];
+const PROTO_FILES: &[&str] = &[
+    "qiwang/registration/v1/registration.proto",
+    "qiwang/qualification/v1/qualification.proto",
+];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);

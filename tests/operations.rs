@@ -35,3 +35,52 @@ async fn acknowledged_writes_survive_a_restart() {
         app.stop().await;
     }
 }
+
+#[tokio::test]
+async fn metrics_are_scrapeable_and_count_requests_by_rpc_and_code() {
+    let app = spawn_app(qiwang_blackbox::Backend::Sqlite).await;
+    let mut client = app.registration().await;
+    let org = app.token(Role::Organizer, "org-1");
+    client
+        .list_presets(with_token(&org, pb::ListPresetsRequest {}))
+        .await
+        .expect("presets");
+    let _ = client
+        .get_player(with_token(
+            &org,
+            pb::GetPlayerRequest {
+                id: "nobody".into(),
+            },
+        ))
+        .await;
+    let _ = app
+        .graphql(Some(&org), "{ me { subject } }", serde_json::json!({}))
+        .await;
+    let text = reqwest::get(&app.metrics_url)
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("body");
+    assert!(
+        text.contains("qiwang_requests_total{protocol=\"grpc\",method=\"/qiwang.registration.v1.RegistrationService/ListPresets\",code=\"OK\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "method=\"/qiwang.registration.v1.RegistrationService/GetPlayer\",code=\"NOT_FOUND\"} 1"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "qiwang_requests_total{protocol=\"http\",method=\"/graphql\",code=\"200\"} 1"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("qiwang_request_duration_seconds_bucket"),
+        "{text}"
+    );
+    app.stop().await;
+}

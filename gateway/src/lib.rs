@@ -15,6 +15,7 @@ use axum::response::{Html, IntoResponse};
 use axum::routing::get;
 use http::HeaderMap;
 use qiwang_infra::Verifier;
+use qiwang_infra::metrics::Metrics;
 use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use std::time::Duration;
 use tonic::transport::{Channel, Endpoint};
@@ -59,7 +60,12 @@ pub struct GatewayConfig {
 }
 
 /// The axum router: `POST /graphql`, GraphiQL on `GET /graphql`, `GET /healthz`.
-pub fn router(services: Services, verifier: Verifier, config: &GatewayConfig) -> Router {
+pub fn router(
+    services: Services,
+    verifier: Verifier,
+    metrics: Metrics,
+    config: &GatewayConfig,
+) -> Router {
     let schema = schema::build(services, config.max_depth, config.max_complexity);
     Router::new()
         .route("/graphql", get(graphiql).post(graphql))
@@ -68,7 +74,24 @@ pub fn router(services: Services, verifier: Verifier, config: &GatewayConfig) ->
         // (413 Payload Too Large), not only through axum's extractor default.
         .layer(RequestBodyLimitLayer::new(config.max_body_bytes))
         .layer(DefaultBodyLimit::max(config.max_body_bytes))
+        .layer(axum::middleware::from_fn_with_state(
+            metrics,
+            record_request,
+        ))
         .with_state(AppState { schema, verifier })
+}
+
+/// Records every HTTP request of the gateway (method = path, code = HTTP status).
+async fn record_request(
+    State(metrics): State<Metrics>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let path = request.uri().path().to_owned();
+    let started = std::time::Instant::now();
+    let response = next.run(request).await;
+    metrics.observe_request("http", &path, response.status().as_str(), started.elapsed());
+    response
 }
 
 async fn graphiql() -> impl IntoResponse {

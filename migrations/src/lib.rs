@@ -8,13 +8,17 @@
 pub use sea_orm_migration::prelude::*;
 
 mod m20261129_000001_registration_init;
+mod m20261130_000001_qualification_init;
 
 pub struct Migrator;
 
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261129_000001_registration_init::Migration)]
+        vec![
+            Box::new(m20261129_000001_registration_init::Migration),
+            Box::new(m20261130_000001_qualification_init::Migration),
+        ]
     }
 
     fn migration_table_name() -> DynIden {

@@ -10,5 +10,12 @@ pub mod registration {
     }
 }
 
+/// `qiwang.qualification.v1`
+pub mod qualification {
+    pub mod v1 {
+        tonic::include_proto!("qiwang.qualification.v1");
+    }
+}
+
 /// The encoded `FileDescriptorSet` of every qiwang proto, for gRPC server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("qiwang_descriptor");

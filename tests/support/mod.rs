@@ -49,6 +49,7 @@ pub struct TestApp {
     pub settings: Settings,
     pub grpc_url: String,
     pub graphql_url: String,
+    pub metrics_url: String,
     pub verifier: Verifier,
     suite: Option<RunningSuite>,
     dropper: Option<DatabaseDropper>,
@@ -99,6 +100,7 @@ pub fn test_settings(data_dir: PathBuf) -> Settings {
     };
     settings.grpc.listen = "127.0.0.1:0".parse().expect("address");
     settings.gateway.listen = "127.0.0.1:0".parse().expect("address");
+    settings.metrics.listen = "127.0.0.1:0".parse().expect("address");
     settings
 }
 
@@ -163,6 +165,7 @@ async fn start_with(
     TestApp {
         grpc_url: format!("http://{}", suite.grpc_addr.expect("grpc")),
         graphql_url: format!("http://{}/graphql", suite.gateway_addr.expect("gateway")),
+        metrics_url: format!("http://{}/metrics", suite.metrics_addr.expect("metrics")),
         backend,
         settings,
         verifier,
@@ -181,6 +184,7 @@ impl TestApp {
         let mut settings = self.settings.clone();
         settings.grpc.listen = "127.0.0.1:0".parse().expect("address");
         settings.gateway.listen = "127.0.0.1:0".parse().expect("address");
+        settings.metrics.listen = "127.0.0.1:0".parse().expect("address");
         let dropper = self.dropper.take();
         start_with(self.backend.clone(), settings, dropper).await
     }

@@ -44,6 +44,14 @@ pub struct Settings {
     pub services: ServiceEndpoints,
     pub auth: AuthSettings,
     pub log: LogSettings,
+    pub metrics: MetricsSettings,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsSettings {
+    /// Where `/metrics` (Prometheus text format) is served.
+    pub listen: SocketAddr,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -71,6 +79,7 @@ pub struct GatewaySettings {
 #[serde(deny_unknown_fields)]
 pub struct ServiceEndpoints {
     pub registration: String,
+    pub qualification: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,6 +143,7 @@ impl Default for Settings {
             },
             services: ServiceEndpoints {
                 registration: "http://127.0.0.1:50051".into(),
+                qualification: "http://127.0.0.1:50051".into(),
             },
             auth: AuthSettings {
                 mode: AuthMode::Development,
@@ -142,6 +152,9 @@ impl Default for Settings {
                 algorithm: KeyAlgorithm::EdDSA,
                 public_keys: Vec::new(),
                 dev_token_ttl_secs: 24 * 3600,
+            },
+            metrics: MetricsSettings {
+                listen: SocketAddr::from(([127, 0, 0, 1], 9464)),
             },
             log: LogSettings {
                 format: LogFormat::Pretty,

@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod config;
 pub mod db;
+pub mod metrics;
 pub mod status;
 pub mod telemetry;
 

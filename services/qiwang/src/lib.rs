@@ -7,9 +7,13 @@ pub mod describe;
 
 use anyhow::Context;
 use qiwang_gateway::{GatewayConfig, Services};
+use qiwang_infra::metrics::{GrpcMetricsLayer, Metrics};
 use qiwang_infra::{Settings, Verifier};
 use qiwang_migrations::{Migrator, MigratorTrait};
+use qiwang_proto::qualification::v1::qualification_service_server::QualificationServiceServer;
+use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use qiwang_proto::registration::v1::registration_service_server::RegistrationServiceServer;
+use qiwang_qualification::QualificationApi;
 use qiwang_registration::RegistrationApi;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -17,11 +21,13 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::Endpoint;
 
 /// A component `qiwang serve` can run alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Component {
     Registration,
+    Qualification,
     Gateway,
 }
 
@@ -38,7 +44,11 @@ impl Plan {
     /// Everything, in one process: `qiwang up`.
     pub fn everything(settings: &Settings) -> Plan {
         Plan {
-            components: vec![Component::Registration, Component::Gateway],
+            components: vec![
+                Component::Registration,
+                Component::Qualification,
+                Component::Gateway,
+            ],
             migrate_on_start: settings.is_embedded_database(),
         }
     }
@@ -48,6 +58,8 @@ impl Plan {
 pub struct RunningSuite {
     pub grpc_addr: Option<SocketAddr>,
     pub gateway_addr: Option<SocketAddr>,
+    /// Where `/metrics` is served (Prometheus text format).
+    pub metrics_addr: Option<SocketAddr>,
     shutdown: watch::Sender<bool>,
     tasks: Vec<(&'static str, JoinHandle<anyhow::Result<()>>)>,
     health: Option<tonic_health::server::HealthReporter>,
@@ -55,15 +67,18 @@ pub struct RunningSuite {
 
 /// gRPC service names, as health and reflection report them.
 pub const REGISTRATION_SERVICE: &str = "qiwang.registration.v1.RegistrationService";
+pub const QUALIFICATION_SERVICE: &str = "qiwang.qualification.v1.QualificationService";
 
 /// Starts the planned components on the configured listen addresses (port 0 picks a free port).
 pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSuite> {
     let verifier =
         Verifier::from_settings(&settings.auth, &settings.data_dir).context("loading JWT keys")?;
     let (shutdown, _) = watch::channel(false);
+    let metrics = Metrics::new();
     let mut suite = RunningSuite {
         grpc_addr: None,
         gateway_addr: None,
+        metrics_addr: None,
         shutdown,
         tasks: Vec::new(),
         health: None,
@@ -100,6 +115,7 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
             .build_v1alpha()?;
         let mut router = tonic::transport::Server::builder()
             .trace_fn(|req| tracing::info_span!("grpc", path = %req.uri().path()))
+            .layer(GrpcMetricsLayer::new(metrics.clone()))
             .add_service(health_service)
             .add_service(reflection_v1)
             .add_service(reflection_v1alpha);
@@ -108,6 +124,28 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
                 router.add_service(RegistrationApi::new(db.clone()).into_server(verifier.clone()));
             reporter
                 .set_serving::<RegistrationServiceServer<RegistrationApi>>()
+                .await;
+        }
+        if services.contains(&Component::Qualification) {
+            // In one process, qualification calls registration on the listener just bound.
+            let url = match suite.grpc_addr {
+                Some(addr) if services.contains(&Component::Registration) => {
+                    format!("http://{addr}")
+                }
+                _ => settings.services.registration.clone(),
+            };
+            let channel = Endpoint::from_shared(url.clone())
+                .with_context(|| format!("services.registration = {url:?}"))?
+                .timeout(Duration::from_millis(settings.gateway.service_timeout_ms))
+                .connect_lazy();
+            let api = QualificationApi::new(
+                db.clone(),
+                RegistrationServiceClient::new(channel),
+                suite.shutdown.subscribe(),
+            );
+            router = router.add_service(api.into_server(verifier.clone()));
+            reporter
+                .set_serving::<QualificationServiceServer<QualificationApi>>()
                 .await;
         }
         reporter
@@ -144,6 +182,7 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
         let app = qiwang_gateway::router(
             clients,
             verifier.clone(),
+            metrics.clone(),
             &GatewayConfig {
                 max_depth: settings.gateway.max_depth,
                 max_complexity: settings.gateway.max_complexity,
@@ -167,6 +206,34 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
             }),
         ));
     }
+    let listener = TcpListener::bind(settings.metrics.listen)
+        .await
+        .with_context(|| format!("binding metrics on {}", settings.metrics.listen))?;
+    suite.metrics_addr = Some(listener.local_addr()?);
+    let app = axum::Router::new().route(
+        "/metrics",
+        axum::routing::get(move || {
+            let metrics = metrics.clone();
+            async move {
+                (
+                    [(http::header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+                    metrics.render(),
+                )
+            }
+        }),
+    );
+    let mut rx = suite.shutdown.subscribe();
+    suite.tasks.push((
+        "metrics",
+        tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = rx.wait_for(|stop| *stop).await;
+                })
+                .await?;
+            Ok(())
+        }),
+    ));
     Ok(suite)
 }
 
@@ -180,6 +247,9 @@ impl RunningSuite {
                 .await;
             health
                 .set_not_serving::<RegistrationServiceServer<RegistrationApi>>()
+                .await;
+            health
+                .set_not_serving::<QualificationServiceServer<QualificationApi>>()
                 .await;
         }
         let _ = self.shutdown.send(true);

@@ -64,6 +64,8 @@ enum MigrateAction {
     Up,
     Down,
     Status,
+    /// Exit 0 when no migration is pending, 1 otherwise (a Kubernetes initContainer waits on it).
+    Check,
 }
 
 #[derive(Subcommand)]
@@ -116,6 +118,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 println!("qiwang is up on {}", settings.database_url().split('?').next().unwrap_or_default());
                 println!("  gRPC     {grpc}   (all services, grpc.health.v1, reflection: grpcurl -plaintext {grpc} list)");
                 println!("  GraphQL  http://{gateway}/graphql   (POST; GraphiQL in a browser)");
+                let metrics = suite.metrics_addr.map(|a| a.to_string()).unwrap_or_default();
+                println!("  metrics  http://{metrics}/metrics   (Prometheus text format)");
                 println!("  token    cargo run -- token --role organizer --sub me   (then: authorization: Bearer <token>)");
                 println!("Ctrl-C stops it gracefully.");
                 suite.run_until(shutdown_signal()).await?;
@@ -136,6 +140,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     MigrateAction::Down => {
                         Migrator::down(&db, Some(1)).await?;
                         println!("rolled back the last migration");
+                    }
+                    MigrateAction::Check => {
+                        let pending = Migrator::get_pending_migrations(&db).await?;
+                        if !pending.is_empty() {
+                            let names: Vec<&str> = pending.iter().map(|m| m.name()).collect();
+                            eprintln!("pending migrations: {}", names.join(", "));
+                            return Ok(ExitCode::FAILURE);
+                        }
+                        println!("schema up to date");
                     }
                     MigrateAction::Status => {
                         for m in Migrator::get_applied_migrations(&db).await? {

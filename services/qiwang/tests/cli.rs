@@ -150,6 +150,7 @@ fn up_starts_everything_on_the_embedded_default_and_stops_on_sigterm() {
         .arg("up")
         .env("QIWANG_GRPC__LISTEN", "127.0.0.1:0")
         .env("QIWANG_GATEWAY__LISTEN", "127.0.0.1:0")
+        .env("QIWANG_METRICS__LISTEN", "127.0.0.1:0")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -239,4 +240,47 @@ fn presets_show_prints_every_section_in_chinese_and_english() {
     ] {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }
+}
+
+#[test]
+fn presets_check_accepts_the_five_and_rejects_a_broken_copy_precisely() {
+    let dir = temp_dir();
+    let presets = concat!(env!("CARGO_MANIFEST_DIR"), "/../core/presets");
+    for name in [
+        "go-2015",
+        "xiangqi-2015",
+        "chess-2015",
+        "xiangqi-2022",
+        "go-2025",
+    ] {
+        let out = qiwang()
+            .args(["presets", "check"])
+            .arg(format!("{presets}/{name}.toml"))
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let text = std::fs::read_to_string(format!("{presets}/go-2025.toml")).expect("preset");
+    let broken =
+        text.replacen("top_n = 38", "top_n = 0", 1)
+            .replacen("fee_yuan = 2000", "fee_yuan = -1", 1);
+    let file = dir.join("go-2030.toml");
+    std::fs::write(&file, broken).expect("write");
+    let out = qiwang()
+        .args(["presets", "check"])
+        .arg(&file)
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(".top_n: must be > 0"), "{stdout}");
+    assert!(
+        stdout.contains("stages[1].final.appeal.fee_yuan: must be >= 0"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }

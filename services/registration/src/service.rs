@@ -668,6 +668,41 @@ impl RegistrationApi {
         self.player_view(&row, &caller).await
     }
 
+    async fn resolve_accounts_impl(
+        &self,
+        caller: Caller,
+        req: pb::ResolveAccountsRequest,
+    ) -> Result<pb::ResolveAccountsResponse> {
+        require(&caller, &[Role::Organizer, Role::Referee, Role::Partner])?;
+        let platform = parse_platform(&req.platform)?;
+        if caller.is(Role::Partner) && caller.platform.as_deref() != Some(platform.as_str()) {
+            return Err(RegistrationError::PermissionDenied(
+                "a partner may resolve accounts only on its own platform".into(),
+            ));
+        }
+        if req.account_ids.len() > 10_000 {
+            return Err(invalid("account_ids", "at most 10,000 per call"));
+        }
+        let mut found = std::collections::HashMap::new();
+        // Bounded IN lists keep every backend's parameter limit (SQLite: 32,766).
+        for chunk in req.account_ids.chunks(1_000) {
+            let rows = account::Entity::find()
+                .filter(account::Column::Platform.eq(&platform))
+                .filter(account::Column::AccountId.is_in(chunk.iter().cloned()))
+                .all(&self.db)
+                .await?;
+            for row in rows {
+                found.insert(row.account_id, row.player_id);
+            }
+        }
+        let player_ids = req
+            .account_ids
+            .iter()
+            .map(|a| found.get(a).cloned().unwrap_or_default())
+            .collect();
+        Ok(pb::ResolveAccountsResponse { player_ids })
+    }
+
     async fn add_bar_impl(&self, caller: Caller, req: pb::AddBarRequest) -> Result<pb::Bar> {
         require(&caller, &[Role::Organizer])?;
         let game = game_from_pb(req.game)?;
@@ -1018,6 +1053,34 @@ impl RegistrationService for RegistrationApi {
         reply(
             self.resolve_account_impl(caller, request.into_inner())
                 .await,
+        )
+    }
+
+    async fn resolve_accounts(
+        &self,
+        request: Request<pb::ResolveAccountsRequest>,
+    ) -> Reply<pb::ResolveAccountsResponse> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.resolve_accounts_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn get_championship_rules(
+        &self,
+        request: Request<pb::GetChampionshipRequest>,
+    ) -> Reply<pb::ChampionshipRules> {
+        auth::caller(&request)?;
+        let id = request.into_inner().id;
+        reply(
+            self.championship(&id)
+                .await
+                .map(|(row, _)| pb::ChampionshipRules {
+                    championship_id: row.id,
+                    preset: row.preset,
+                    preset_toml: row.preset_toml,
+                }),
         )
     }
 

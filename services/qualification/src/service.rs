@@ -1,0 +1,1360 @@
+//! The gRPC shell of the qualification service. It authenticates, translates reports into core
+//! facts, stores them idempotently, and asks `qiwang-core` for standings and the advancement cut.
+//! No rule lives here.
+
+use chrono::{DateTime, Utc};
+use prost::Message;
+use qiwang_core::advancement::{Candidate, CutReason, CutRow, Decider, Selection, cut};
+use qiwang_core::lottery::{hex, sha256};
+use qiwang_core::preset::{self, Preset};
+use qiwang_core::scoring::{OnlineRules, PeriodDays, PlayTime, judge_play_time, score_game};
+use qiwang_core::stage::Stage;
+use qiwang_core::standings::{
+    DEFAULT_TIE_BREAKS, PeriodGame, PeriodLedger, ResetRequest, compute_period, leaderboard,
+};
+use qiwang_core::time::china_date;
+use qiwang_infra::auth::{self, AuthInterceptor, Caller, Role, Verifier};
+use qiwang_proto::qualification::v1 as pb;
+use qiwang_proto::qualification::v1::qualification_service_server::{
+    QualificationService, QualificationServiceServer,
+};
+use qiwang_proto::registration::v1 as reg;
+use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, NotSet, QueryFilter, QueryOrder,
+    Set, TransactionTrait,
+};
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use tokio::sync::broadcast;
+use tokio_stream::{Stream, StreamExt};
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::Channel;
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::entity::{advancement, audit, cancellation, conflict, game, period, reset};
+use crate::error::{QualificationError, Result, invalid, precondition};
+use crate::facts::{game_facts, instant};
+
+/// Reports committed per transaction on a stream (group commit).
+const BATCH: usize = 500;
+
+type PeriodKey = (String, String, u32);
+
+/// The qualification service.
+#[derive(Clone)]
+pub struct QualificationApi {
+    db: DatabaseConnection,
+    registration: RegistrationServiceClient<Channel>,
+    presets: Arc<Mutex<HashMap<String, Arc<Preset>>>>,
+    /// Computed periods, dropped whenever a write touches the period.
+    ledgers: Arc<Mutex<HashMap<PeriodKey, Arc<PeriodLedger>>>>,
+    changes: broadcast::Sender<(String, pb::Change)>,
+    /// Turns true when the process shuts down: open change streams end then, so a graceful
+    /// shutdown never waits on a follower.
+    shutdown: tokio::sync::watch::Receiver<bool>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn timestamp(t: DateTime<Utc>) -> prost_types::Timestamp {
+    prost_types::Timestamp {
+        seconds: t.timestamp(),
+        nanos: i32::try_from(t.timestamp_subsec_nanos()).unwrap_or(0),
+    }
+}
+
+fn authed<T>(caller: &Caller, message: T) -> Request<T> {
+    let mut request = Request::new(message);
+    if let Ok(value) = format!("Bearer {}", caller.token).parse() {
+        request.metadata_mut().insert("authorization", value);
+    }
+    request
+}
+
+fn require(caller: &Caller, roles: &[Role]) -> Result<()> {
+    auth::require(caller, roles)
+        .map_err(|s| QualificationError::PermissionDenied(s.message().to_owned()))
+}
+
+type Reply<T> = std::result::Result<Response<T>, Status>;
+
+fn reply<T>(r: Result<T>) -> Reply<T> {
+    r.map(Response::new).map_err(Status::from)
+}
+
+/// A report that passed every check and is ready to store.
+struct Accepted {
+    row: game::Model,
+    key: PeriodKey,
+}
+
+impl QualificationApi {
+    pub fn new(
+        db: DatabaseConnection,
+        registration: RegistrationServiceClient<Channel>,
+        shutdown: tokio::sync::watch::Receiver<bool>,
+    ) -> Self {
+        let (changes, _) = broadcast::channel(1024);
+        QualificationApi {
+            db,
+            registration,
+            presets: Arc::default(),
+            ledgers: Arc::default(),
+            changes,
+            shutdown,
+        }
+    }
+
+    /// The tonic service, with every call authenticated by `verifier`.
+    pub fn into_server(
+        self,
+        verifier: Verifier,
+    ) -> InterceptedService<QualificationServiceServer<Self>, AuthInterceptor> {
+        QualificationServiceServer::with_interceptor(self, AuthInterceptor::new(verifier))
+    }
+
+    /// The championship's preset, fetched once from the registration service.
+    async fn preset(&self, caller: &Caller, championship: &str) -> Result<Arc<Preset>> {
+        if championship.is_empty() {
+            return Err(invalid("championship_id", "is required"));
+        }
+        if let Some(p) = lock(&self.presets).get(championship) {
+            return Ok(p.clone());
+        }
+        let rules = self
+            .registration
+            .clone()
+            .get_championship_rules(authed(
+                caller,
+                reg::GetChampionshipRequest {
+                    id: championship.to_owned(),
+                },
+            ))
+            .await
+            .map_err(|status| QualificationError::Upstream {
+                context: "championship",
+                status,
+            })?
+            .into_inner();
+        let parsed = preset::parse(&rules.preset_toml)
+            .map_err(|e| QualificationError::Preset(championship.to_owned(), e.to_string()))?;
+        let parsed = Arc::new(parsed);
+        lock(&self.presets).insert(championship.to_owned(), parsed.clone());
+        Ok(parsed)
+    }
+
+    fn invalidate(&self, key: &PeriodKey) {
+        lock(&self.ledgers).remove(key);
+    }
+
+    fn invalidate_championship(&self, championship: &str) {
+        lock(&self.ledgers).retain(|k, _| k.0 != championship);
+    }
+
+    async fn period_row(&self, key: &PeriodKey) -> Result<Option<period::Model>> {
+        Ok(
+            period::Entity::find_by_id((key.0.clone(), key.1.clone(), key.2 as i32))
+                .one(&self.db)
+                .await?,
+        )
+    }
+
+    async fn audit<C: ConnectionTrait>(
+        db: &C,
+        caller: &Caller,
+        action: &str,
+        subject: &str,
+        detail: String,
+    ) -> Result<()> {
+        audit::Entity::insert(audit::ActiveModel {
+            id: NotSet,
+            at: Set(Utc::now()),
+            actor: Set(caller.subject.clone()),
+            role: Set(caller.role.as_str().to_owned()),
+            action: Set(action.to_owned()),
+            subject: Set(subject.to_owned()),
+            detail: Set(detail),
+        })
+        .exec(db)
+        .await?;
+        Ok(())
+    }
+
+    /// Checks one report against the rules and the period's state; resolves nothing yet.
+    fn check_report(
+        &self,
+        preset: &Preset,
+        open: &HashMap<(String, u32), bool>,
+        report: &pb::GameReport,
+    ) -> Result<(PeriodKey, OnlineRules, DateTime<Utc>, DateTime<Utc>)> {
+        if report.game_id.is_empty() || report.game_id.len() > 128 {
+            return Err(invalid("game_id", "must be 1-128 characters"));
+        }
+        if report.first_account.is_empty() {
+            return Err(invalid("first_account", "is required"));
+        }
+        if report.second_account.is_empty() {
+            return Err(invalid("second_account", "is required"));
+        }
+        if report.first_account == report.second_account {
+            return Err(invalid("second_account", "a player cannot play themself"));
+        }
+        let facts = game_facts(report)?;
+        let (stage, period_no) = locate(preset, open, report, facts.started_at)?;
+        let rules = stage
+            .online
+            .ok_or_else(|| invalid("stage", format!("{} is not an online stage", stage.code)))?;
+        let period = stage.period(period_no).ok_or_else(|| {
+            invalid(
+                "period",
+                format!("{} has no period {period_no}", stage.code),
+            )
+        })?;
+        match open.get(&(stage.code.clone(), period_no)) {
+            Some(true) => {}
+            Some(false) => {
+                return Err(invalid(
+                    "period",
+                    format!("{} period {period_no} is closed", stage.code),
+                ));
+            }
+            None => {
+                return Err(invalid(
+                    "period",
+                    format!("{} period {period_no} is not open", stage.code),
+                ));
+            }
+        }
+        let days = PeriodDays {
+            first_day: period.opens_on,
+            last_day: period.closes_on,
+        };
+        match judge_play_time(&rules.play_hours, days, facts.started_at) {
+            PlayTime::Inside => {}
+            other => {
+                return Err(invalid(
+                    "started_at",
+                    format!("outside the stage's play time ({other:?}, China time)"),
+                ));
+            }
+        }
+        score_game(&rules, &facts).map_err(|e| invalid("facts", e.to_string()))?;
+        let key = (
+            report.championship_id.clone(),
+            stage.code.clone(),
+            period_no,
+        );
+        Ok((key, rules, facts.started_at, facts.ended_at))
+    }
+
+    /// Which periods of the championship are open (true) or closed (false).
+    async fn period_states(&self, championship: &str) -> Result<HashMap<(String, u32), bool>> {
+        let rows = period::Entity::find()
+            .filter(period::Column::ChampionshipId.eq(championship))
+            .all(&self.db)
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| ((r.stage, r.period as u32), r.open && !r.closed))
+            .collect())
+    }
+
+    /// Resolves the accounts of a batch of reports of one platform with one call.
+    async fn resolve(
+        &self,
+        caller: &Caller,
+        platform: &str,
+        accounts: Vec<String>,
+    ) -> Result<HashMap<String, String>> {
+        let mut unique = accounts;
+        unique.sort();
+        unique.dedup();
+        let mut out = HashMap::new();
+        for chunk in unique.chunks(10_000) {
+            let response = self
+                .registration
+                .clone()
+                .resolve_accounts(authed(
+                    caller,
+                    reg::ResolveAccountsRequest {
+                        platform: platform.to_owned(),
+                        account_ids: chunk.to_vec(),
+                    },
+                ))
+                .await
+                .map_err(|status| QualificationError::Upstream {
+                    context: "resolving accounts",
+                    status,
+                })?
+                .into_inner();
+            for (account, player) in chunk.iter().zip(response.player_ids) {
+                if !player.is_empty() {
+                    out.insert(account.clone(), player);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Checks, resolves and stores a group of reports in one transaction; one outcome per report.
+    async fn ingest(
+        &self,
+        caller: &Caller,
+        reports: Vec<pb::GameReport>,
+    ) -> Result<Vec<std::result::Result<pb::ReportAck, QualificationError>>> {
+        require(caller, &[Role::Partner])?;
+        let platform = caller.platform.clone().ok_or_else(|| {
+            QualificationError::PermissionDenied("partner token without platform".into())
+        })?;
+        let mut presets: HashMap<String, Arc<Preset>> = HashMap::new();
+        let mut states: HashMap<String, HashMap<(String, u32), bool>> = HashMap::new();
+        let mut checked = Vec::with_capacity(reports.len());
+        for report in &reports {
+            let result = async {
+                let championship = report.championship_id.clone();
+                if !presets.contains_key(&championship) {
+                    presets.insert(
+                        championship.clone(),
+                        self.preset(caller, &championship).await?,
+                    );
+                    states.insert(
+                        championship.clone(),
+                        self.period_states(&championship).await?,
+                    );
+                }
+                let preset = presets
+                    .get(&championship)
+                    .ok_or_else(|| invalid("championship_id", "unknown"))?;
+                let open = states
+                    .get(&championship)
+                    .ok_or_else(|| invalid("championship_id", "unknown"))?;
+                self.check_report(preset, open, report)
+            }
+            .await;
+            checked.push(result);
+        }
+        let accounts: Vec<String> = reports
+            .iter()
+            .zip(&checked)
+            .filter(|(_, c)| c.is_ok())
+            .flat_map(|(r, _)| [r.first_account.clone(), r.second_account.clone()])
+            .collect();
+        let players = if accounts.is_empty() {
+            HashMap::new()
+        } else {
+            self.resolve(caller, &platform, accounts).await?
+        };
+        let now = Utc::now();
+        let mut accepted: Vec<std::result::Result<Accepted, QualificationError>> =
+            Vec::with_capacity(reports.len());
+        for (report, check) in reports.iter().zip(checked) {
+            accepted.push(check.and_then(|(key, _rules, started_at, ended_at)| {
+                let first = players.get(&report.first_account).ok_or_else(|| {
+                    invalid(
+                        "first_account",
+                        format!(
+                            "{platform} account {:?} is linked to no player",
+                            report.first_account
+                        ),
+                    )
+                })?;
+                let second = players.get(&report.second_account).ok_or_else(|| {
+                    invalid(
+                        "second_account",
+                        format!(
+                            "{platform} account {:?} is linked to no player",
+                            report.second_account
+                        ),
+                    )
+                })?;
+                if first == second {
+                    return Err(invalid(
+                        "second_account",
+                        "both accounts belong to the same player",
+                    ));
+                }
+                let bytes = report.encode_to_vec();
+                Ok(Accepted {
+                    row: game::Model {
+                        championship_id: key.0.clone(),
+                        platform: platform.clone(),
+                        game_id: report.game_id.clone(),
+                        stage: key.1.clone(),
+                        period: key.2 as i32,
+                        first_player: first.clone(),
+                        second_player: second.clone(),
+                        started_at,
+                        ended_at,
+                        content_hash: hex(&sha256(&bytes)),
+                        report: bytes,
+                        reported_at: now,
+                    },
+                    key,
+                })
+            }));
+        }
+        // Store: one transaction for the group; a duplicate id never aborts it (ON CONFLICT DO NOTHING).
+        let txn = self.db.begin().await?;
+        let mut outcomes = Vec::with_capacity(accepted.len());
+        let mut touched = Vec::new();
+        for item in accepted {
+            let Ok(a) = item else {
+                outcomes.push(item.map(|_| pb::ReportAck::default()));
+                continue;
+            };
+            let ack = |status: pb::AckStatus| pb::ReportAck {
+                game_id: a.row.game_id.clone(),
+                status: status as i32,
+                stage: a.key.1.clone(),
+                period: a.key.2,
+            };
+            let inserted = game::Entity::insert(game::ActiveModel::from(a.row.clone()))
+                .on_conflict(
+                    OnConflict::columns([
+                        game::Column::ChampionshipId,
+                        game::Column::Platform,
+                        game::Column::GameId,
+                    ])
+                    .do_nothing()
+                    .to_owned(),
+                )
+                .exec_without_returning(&txn)
+                .await?;
+            if inserted == 1 {
+                touched.push(a.key.clone());
+                outcomes.push(Ok(ack(pb::AckStatus::Stored)));
+                continue;
+            }
+            let stored = game::Entity::find_by_id((
+                a.row.championship_id.clone(),
+                a.row.platform.clone(),
+                a.row.game_id.clone(),
+            ))
+            .one(&txn)
+            .await?;
+            match stored {
+                Some(s) if s.content_hash == a.row.content_hash => {
+                    outcomes.push(Ok(ack(pb::AckStatus::Duplicate)))
+                }
+                Some(s) => {
+                    conflict::Entity::insert(conflict::ActiveModel {
+                        id: NotSet,
+                        championship_id: Set(a.row.championship_id.clone()),
+                        platform: Set(a.row.platform.clone()),
+                        game_id: Set(a.row.game_id.clone()),
+                        stored_hash: Set(s.content_hash),
+                        conflicting_hash: Set(a.row.content_hash.clone()),
+                        report: Set(a.row.report.clone()),
+                        reported_at: Set(now),
+                    })
+                    .exec(&txn)
+                    .await?;
+                    outcomes.push(Err(QualificationError::AlreadyExists(format!(
+                        "game {} was reported before with different content; kept for an organizer to review",
+                        a.row.game_id
+                    ))));
+                }
+                None => outcomes.push(Err(QualificationError::AlreadyExists(format!(
+                    "game {} is being stored concurrently",
+                    a.row.game_id
+                )))),
+            }
+        }
+        txn.commit().await?;
+        for key in touched {
+            self.invalidate(&key);
+        }
+        Ok(outcomes)
+    }
+
+    /// The period's standings, computed by the core from every stored game (cached until a write).
+    async fn ledger(
+        &self,
+        caller: &Caller,
+        key: &PeriodKey,
+    ) -> Result<(Arc<PeriodLedger>, OnlineRules)> {
+        let preset = self.preset(caller, &key.0).await?;
+        let stage = preset.stage(&key.1).ok_or_else(|| {
+            invalid(
+                "period.stage",
+                format!("{:?} is not a stage of this championship", key.1),
+            )
+        })?;
+        let rules = stage
+            .online
+            .ok_or_else(|| invalid("period.stage", "is not an online stage"))?;
+        let period = stage.period(key.2).ok_or_else(|| {
+            invalid(
+                "period.period",
+                format!("{} has no period {}", stage.code, key.2),
+            )
+        })?;
+        if let Some(l) = lock(&self.ledgers).get(key) {
+            return Ok((l.clone(), rules));
+        }
+        let rows = game::Entity::find()
+            .filter(game::Column::ChampionshipId.eq(&key.0))
+            .filter(game::Column::Stage.eq(&key.1))
+            .filter(game::Column::Period.eq(key.2 as i32))
+            .all(&self.db)
+            .await?;
+        let mut games = Vec::with_capacity(rows.len());
+        for row in rows {
+            let report = pb::GameReport::decode(row.report.as_slice()).map_err(|e| {
+                QualificationError::Preset(
+                    row.championship_id.clone(),
+                    format!("stored report {}: {e}", row.game_id),
+                )
+            })?;
+            // Stored reports passed these checks on the way in.
+            let facts = game_facts(&report)?;
+            games.push(PeriodGame {
+                id: format!("{}:{}", row.platform, row.game_id),
+                first_player: row.first_player,
+                second_player: row.second_player,
+                facts,
+            });
+        }
+        let resets: Vec<ResetRequest> = reset::Entity::find()
+            .filter(reset::Column::ChampionshipId.eq(&key.0))
+            .filter(reset::Column::Stage.eq(&key.1))
+            .filter(reset::Column::Period.eq(key.2 as i32))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|r| ResetRequest {
+                player: r.player_id,
+                at: r.at,
+            })
+            .collect();
+        let cheaters: Vec<String> = cancellation::Entity::find()
+            .filter(cancellation::Column::ChampionshipId.eq(&key.0))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|c| c.player_id)
+            .collect();
+        let days = PeriodDays {
+            first_day: period.opens_on,
+            last_day: period.closes_on,
+        };
+        let ledger = Arc::new(compute_period(&rules, days, &games, &resets, &cheaters));
+        lock(&self.ledgers).insert(key.clone(), ledger.clone());
+        Ok((ledger, rules))
+    }
+
+    fn period_key(p: Option<&pb::PeriodRef>) -> Result<PeriodKey> {
+        let p = p.ok_or_else(|| invalid("period", "is required"))?;
+        if p.championship_id.is_empty() {
+            return Err(invalid("period.championship_id", "is required"));
+        }
+        if p.stage.is_empty() {
+            return Err(invalid("period.stage", "is required"));
+        }
+        if p.period == 0 {
+            return Err(invalid("period.period", "must be >= 1"));
+        }
+        Ok((p.championship_id.clone(), p.stage.clone(), p.period))
+    }
+
+    async fn leaderboard_impl(
+        &self,
+        caller: Caller,
+        req: pb::LeaderboardRequest,
+    ) -> Result<pb::LeaderboardPage> {
+        let key = Self::period_key(req.period.as_ref())?;
+        let size = match req.page_size {
+            0 => 100,
+            n @ 1..=1000 => n as usize,
+            _ => return Err(invalid("page_size", "must be at most 1000")),
+        };
+        let (ledger, rules) = self.ledger(&caller, &key).await?;
+        let viewer = if req.viewer_player_id.is_empty() && caller.is(Role::Player) {
+            Some(caller.subject.clone())
+        } else {
+            (!req.viewer_player_id.is_empty()).then(|| req.viewer_player_id.clone())
+        };
+        let rows: Vec<_> = ledger.standings();
+        let board = leaderboard(&rules, &rows, &DEFAULT_TIE_BREAKS, viewer.as_deref());
+        let total = u32::try_from(board.rows.len()).unwrap_or(u32::MAX);
+        let page = board
+            .rows
+            .iter()
+            .skip(req.offset as usize)
+            .take(size)
+            .map(row_to_pb)
+            .collect();
+        Ok(pb::LeaderboardPage {
+            rows: page,
+            total,
+            own: board.own.as_ref().map(row_to_pb),
+        })
+    }
+
+    async fn player_row_impl(
+        &self,
+        caller: Caller,
+        req: pb::PlayerRowRequest,
+    ) -> Result<pb::LeaderboardRow> {
+        let key = Self::period_key(req.period.as_ref())?;
+        if req.player_id.is_empty() {
+            return Err(invalid("player_id", "is required"));
+        }
+        let (ledger, rules) = self.ledger(&caller, &key).await?;
+        let rows = ledger.standings();
+        let board = leaderboard(&rules, &rows, &DEFAULT_TIE_BREAKS, Some(&req.player_id));
+        board.own.as_ref().map(row_to_pb).ok_or_else(|| {
+            QualificationError::NotFound(format!("player {} in this period", req.player_id))
+        })
+    }
+
+    async fn set_period(
+        &self,
+        caller: &Caller,
+        key: &PeriodKey,
+        open: bool,
+        closed: bool,
+    ) -> Result<()> {
+        let txn = self.db.begin().await?;
+        let model = period::ActiveModel {
+            championship_id: Set(key.0.clone()),
+            stage: Set(key.1.clone()),
+            period: Set(key.2 as i32),
+            open: Set(open),
+            closed: Set(closed),
+            changed_at: Set(Utc::now()),
+        };
+        period::Entity::insert(model)
+            .on_conflict(
+                OnConflict::columns([
+                    period::Column::ChampionshipId,
+                    period::Column::Stage,
+                    period::Column::Period,
+                ])
+                .update_columns([
+                    period::Column::Open,
+                    period::Column::Closed,
+                    period::Column::ChangedAt,
+                ])
+                .to_owned(),
+            )
+            .exec_without_returning(&txn)
+            .await?;
+        let action = if closed {
+            "period.close"
+        } else {
+            "period.open"
+        };
+        Self::audit(
+            &txn,
+            caller,
+            action,
+            &format!("{}/{}/{}", key.0, key.1, key.2),
+            String::new(),
+        )
+        .await?;
+        txn.commit().await?;
+        let _ = self.changes.send((
+            key.0.clone(),
+            pb::Change {
+                kind: Some(pb::change::Kind::Period(period_state(key, open, closed))),
+                at: Some(period_ref(key)),
+            },
+        ));
+        Ok(())
+    }
+
+    async fn open_period_impl(
+        &self,
+        caller: Caller,
+        req: pb::PeriodRef,
+    ) -> Result<pb::PeriodState> {
+        require(&caller, &[Role::Organizer])?;
+        let key = Self::period_key(Some(&req))?;
+        let preset = self.preset(&caller, &key.0).await?;
+        let stage = online_stage(&preset, &key)?;
+        stage
+            .period(key.2)
+            .ok_or_else(|| invalid("period", format!("{} has no period {}", stage.code, key.2)))?;
+        if self.period_row(&key).await?.is_some_and(|p| p.closed) {
+            return Err(precondition(
+                "PERIOD_CLOSED",
+                "period",
+                "a closed period stays closed (its advancement list is frozen)",
+            ));
+        }
+        self.set_period(&caller, &key, true, false).await?;
+        Ok(period_state(&key, true, false))
+    }
+
+    async fn close_period_impl(
+        &self,
+        caller: Caller,
+        req: pb::PeriodRef,
+    ) -> Result<pb::AdvancementList> {
+        require(&caller, &[Role::Organizer])?;
+        let key = Self::period_key(Some(&req))?;
+        match self.period_row(&key).await? {
+            Some(p) if p.closed => return self.stored_advancement(&key).await,
+            Some(p) if p.open => {}
+            _ => {
+                return Err(precondition(
+                    "PERIOD_NOT_OPEN",
+                    "period",
+                    "only an open period can be closed",
+                ));
+            }
+        }
+        let preset = self.preset(&caller, &key.0).await?;
+        let stage = online_stage(&preset, &key)?;
+        let advance = stage.advance.as_ref().ok_or_else(|| {
+            precondition(
+                "NO_ADVANCEMENT",
+                "stage",
+                format!("stage {} has no advancement rule", stage.code),
+            )
+        })?;
+        let rule = match &advance.selection {
+            Selection::Points(_) | Selection::Repechage(_) => {
+                advance.rule(None).ok_or_else(|| {
+                    precondition(
+                        "GROUPS_NOT_SUPPORTED",
+                        "stage",
+                        "this stage cuts by group (open/youth); group cuts are not available yet",
+                    )
+                })?
+            }
+            Selection::Knockout => {
+                return Err(precondition(
+                    "KNOCKOUT_STAGE",
+                    "stage",
+                    "a knockout stage advances by rounds, not by a period cut",
+                ));
+            }
+        };
+        let (ledger, _) = self.ledger(&caller, &key).await?;
+        let cancelled: Vec<String> = cancellation::Entity::find()
+            .filter(cancellation::Column::ChampionshipId.eq(&key.0))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|c| c.player_id)
+            .collect();
+        let candidates: Vec<Candidate> = ledger
+            .standings()
+            .into_iter()
+            .map(|row| Candidate {
+                counted_games: row.counted_games(),
+                total_game_secs: u64::try_from(row.game_time_ms / 1000).unwrap_or(0),
+                reached_line_at: rule.min_points.and_then(|line| row.reached_at(line)),
+                excluded: row.eliminated || cancelled.contains(&row.player),
+                points: row.points,
+                wins: row.wins,
+                player: row.player,
+            })
+            .collect();
+        let decided = cut(&rule, &candidates)
+            .map_err(|e| precondition("CUT_FAILED", "period", e.to_string()))?;
+        let now = Utc::now();
+        let places = decided.places.unwrap_or(0);
+        let txn = self.db.begin().await?;
+        for row in &decided.rows {
+            let (code, reason) = describe(row);
+            advancement::Entity::insert(advancement::ActiveModel {
+                championship_id: Set(key.0.clone()),
+                stage: Set(key.1.clone()),
+                period: Set(key.2 as i32),
+                player_id: Set(row.candidate.player.clone()),
+                rank: Set(row.rank.map(|r| r as i32).unwrap_or(0)),
+                advanced: Set(row.advanced),
+                points: Set(row.candidate.points),
+                wins: Set(row.candidate.wins as i32),
+                counted_games: Set(row.candidate.counted_games as i32),
+                reason: Set(reason),
+                reason_code: Set(code.to_owned()),
+                to_stage: Set(advance.to.clone()),
+                places: Set(places as i32),
+                decided_at: Set(now),
+            })
+            .exec(&txn)
+            .await?;
+        }
+        txn.commit().await?;
+        self.set_period(&caller, &key, false, true).await?;
+        let list = self.stored_advancement(&key).await?;
+        for row in &list.rows {
+            let _ = self.changes.send((
+                key.0.clone(),
+                pb::Change {
+                    kind: Some(pb::change::Kind::Advancement(row.clone())),
+                    at: Some(period_ref(&key)),
+                },
+            ));
+        }
+        tracing::info!(championship = %key.0, stage = %key.1, period = key.2, advanced = list.rows.iter().filter(|r| r.advanced).count(), "period closed");
+        Ok(list)
+    }
+
+    async fn stored_advancement(&self, key: &PeriodKey) -> Result<pb::AdvancementList> {
+        let rows = advancement::Entity::find()
+            .filter(advancement::Column::ChampionshipId.eq(&key.0))
+            .filter(advancement::Column::Stage.eq(&key.1))
+            .filter(advancement::Column::Period.eq(key.2 as i32))
+            .order_by_asc(advancement::Column::Rank)
+            .order_by_asc(advancement::Column::PlayerId)
+            .all(&self.db)
+            .await?;
+        let first = rows.first().cloned();
+        // Ranked players first (rank 1, 2, …), then the unranked (rank 0).
+        let (mut ranked, unranked): (Vec<_>, Vec<_>) = rows.into_iter().partition(|r| r.rank > 0);
+        ranked.extend(unranked);
+        Ok(pb::AdvancementList {
+            period: Some(period_ref(key)),
+            to_stage: first
+                .as_ref()
+                .map(|r| r.to_stage.clone())
+                .unwrap_or_default(),
+            places: first.as_ref().map(|r| r.places as u32).unwrap_or(0),
+            decided_at: first.map(|r| timestamp(r.decided_at)),
+            rows: ranked
+                .into_iter()
+                .map(|r| pb::AdvancementRow {
+                    player_id: r.player_id,
+                    rank: r.rank as u32,
+                    advanced: r.advanced,
+                    points: r.points,
+                    wins: r.wins as u32,
+                    counted_games: r.counted_games as u32,
+                    reason: r.reason,
+                    reason_code: r.reason_code,
+                })
+                .collect(),
+        })
+    }
+
+    async fn reset_impl(&self, caller: Caller, req: pb::ResetRequest) -> Result<pb::ResetAck> {
+        require(&caller, &[Role::Organizer, Role::Player])?;
+        let key = Self::period_key(req.period.as_ref())?;
+        if req.player_id.is_empty() {
+            return Err(invalid("player_id", "is required"));
+        }
+        if caller.is(Role::Player) && !caller.is_player(&req.player_id) {
+            return Err(QualificationError::PermissionDenied(
+                "a player may reset only their own score".into(),
+            ));
+        }
+        let at = match (&req.at, caller.role) {
+            (Some(t), Role::Organizer) => instant("at", Some(t))?,
+            (Some(_), _) => {
+                return Err(QualificationError::PermissionDenied(
+                    "only organizers may record a reset at an earlier instant".into(),
+                ));
+            }
+            (None, _) => Utc::now(),
+        };
+        let preset = self.preset(&caller, &key.0).await?;
+        let stage = online_stage(&preset, &key)?;
+        if !stage.online.is_some_and(|o| o.resets_allowed) {
+            return Err(precondition(
+                "RESET_NOT_ALLOWED",
+                "stage",
+                format!("stage {} allows no score reset (R-ONL-7)", stage.code),
+            ));
+        }
+        if !self
+            .period_row(&key)
+            .await?
+            .is_some_and(|p| p.open && !p.closed)
+        {
+            return Err(precondition(
+                "PERIOD_NOT_OPEN",
+                "period",
+                "resets are taken only while the period is open",
+            ));
+        }
+        let txn = self.db.begin().await?;
+        reset::Entity::insert(reset::ActiveModel {
+            id: NotSet,
+            championship_id: Set(key.0.clone()),
+            stage: Set(key.1.clone()),
+            period: Set(key.2 as i32),
+            player_id: Set(req.player_id.clone()),
+            at: Set(at),
+            requested_by: Set(caller.subject.clone()),
+        })
+        .exec(&txn)
+        .await?;
+        if caller.is(Role::Organizer) {
+            Self::audit(
+                &txn,
+                &caller,
+                "score.reset",
+                &req.player_id,
+                format!("{}/{}/{} at {at}", key.0, key.1, key.2),
+            )
+            .await?;
+        }
+        txn.commit().await?;
+        self.invalidate(&key);
+        Ok(pb::ResetAck {
+            at: Some(timestamp(at)),
+        })
+    }
+
+    async fn cancel_impl(
+        &self,
+        caller: Caller,
+        req: pb::CancelResultsRequest,
+    ) -> Result<pb::CancelResultsAck> {
+        require(&caller, &[Role::Organizer])?;
+        if req.championship_id.is_empty() {
+            return Err(invalid("championship_id", "is required"));
+        }
+        if req.player_id.is_empty() {
+            return Err(invalid("player_id", "is required"));
+        }
+        if req.reason.trim().is_empty() {
+            return Err(invalid(
+                "reason",
+                "a cancellation for cheating needs the verified finding",
+            ));
+        }
+        self.preset(&caller, &req.championship_id).await?;
+        let txn = self.db.begin().await?;
+        cancellation::Entity::insert(cancellation::ActiveModel {
+            championship_id: Set(req.championship_id.clone()),
+            player_id: Set(req.player_id.clone()),
+            reason: Set(req.reason.trim().to_owned()),
+            decided_by: Set(caller.subject.clone()),
+            decided_at: Set(Utc::now()),
+        })
+        .on_conflict(
+            OnConflict::columns([
+                cancellation::Column::ChampionshipId,
+                cancellation::Column::PlayerId,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(&txn)
+        .await?;
+        Self::audit(
+            &txn,
+            &caller,
+            "results.cancel",
+            &req.player_id,
+            req.reason.trim().to_owned(),
+        )
+        .await?;
+        txn.commit().await?;
+        self.invalidate_championship(&req.championship_id);
+        Ok(pb::CancelResultsAck {})
+    }
+}
+
+/// The stage and period a report belongs to: as the platform says, or else the one *open* online
+/// period whose days contain the game's start (China time). Reading: periods overlap (xiangqi-2022's
+/// 入围 of period 1 runs during 海选 period 2), so only open periods are candidates; when several
+/// open periods fit, the platform must name the stage.
+fn locate<'p>(
+    preset: &'p Preset,
+    open: &HashMap<(String, u32), bool>,
+    report: &pb::GameReport,
+    started_at: DateTime<Utc>,
+) -> Result<(&'p Stage, u32)> {
+    let day = china_date(started_at);
+    if !report.stage.is_empty() {
+        let stage = preset.stage(&report.stage).ok_or_else(|| {
+            invalid(
+                "stage",
+                format!("{:?} is not a stage of this championship", report.stage),
+            )
+        })?;
+        if report.period > 0 {
+            return Ok((stage, report.period));
+        }
+        let p = stage
+            .periods
+            .iter()
+            .find(|p| p.opens_on <= day && day <= p.closes_on)
+            .ok_or_else(|| {
+                invalid(
+                    "started_at",
+                    format!("{day} is in no period of stage {}", stage.code),
+                )
+            })?;
+        return Ok((stage, p.number));
+    }
+    let matches: Vec<(&Stage, u32)> = preset
+        .stages
+        .iter()
+        .filter(|s| s.online.is_some())
+        .flat_map(|s| {
+            s.periods
+                .iter()
+                .filter(|p| p.opens_on <= day && day <= p.closes_on)
+                .map(move |p| (s, p.number))
+        })
+        .collect();
+    let open_matches: Vec<(&Stage, u32)> = matches
+        .iter()
+        .copied()
+        .filter(|(s, p)| open.get(&(s.code.clone(), *p)) == Some(&true))
+        .collect();
+    match (open_matches.as_slice(), matches.as_slice()) {
+        ([one], _) => Ok(*one),
+        ([], [one]) => Ok(*one),
+        ([], []) => Err(invalid(
+            "started_at",
+            format!("{day} (China time) is in no online period of this championship"),
+        )),
+        ([], many) => {
+            let names: Vec<String> = many
+                .iter()
+                .map(|(s, p)| format!("{}/{p}", s.code))
+                .collect();
+            Err(invalid(
+                "period",
+                format!(
+                    "none of the periods on {day} is open ({})",
+                    names.join(", ")
+                ),
+            ))
+        }
+        (many, _) => {
+            let names: Vec<String> = many
+                .iter()
+                .map(|(s, p)| format!("{}/{p}", s.code))
+                .collect();
+            Err(invalid(
+                "stage",
+                format!(
+                    "the start falls in several open periods ({}); say which",
+                    names.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+fn online_stage<'p>(preset: &'p Preset, key: &PeriodKey) -> Result<&'p Stage> {
+    let stage = preset.stage(&key.1).ok_or_else(|| {
+        invalid(
+            "period.stage",
+            format!("{:?} is not a stage of this championship", key.1),
+        )
+    })?;
+    if stage.online.is_none() {
+        return Err(invalid(
+            "period.stage",
+            format!("{} is not an online stage", stage.code),
+        ));
+    }
+    Ok(stage)
+}
+
+fn period_ref(key: &PeriodKey) -> pb::PeriodRef {
+    pb::PeriodRef {
+        championship_id: key.0.clone(),
+        stage: key.1.clone(),
+        period: key.2,
+    }
+}
+
+fn period_state(key: &PeriodKey, open: bool, closed: bool) -> pb::PeriodState {
+    pb::PeriodState {
+        period: Some(period_ref(key)),
+        open,
+        closed,
+    }
+}
+
+fn row_to_pb(r: &qiwang_core::standings::RankedRow) -> pb::LeaderboardRow {
+    let row = &r.row;
+    pb::LeaderboardRow {
+        rank: r.rank.unwrap_or(0),
+        player_id: row.player.clone(),
+        points: row.points,
+        win_rate_per_mille: row.win_rate().map(|w| w.per_mille()).unwrap_or(0),
+        wins: row.wins,
+        losses: row.losses,
+        draws: row.draws,
+        escapes: row.escapes,
+        counted_games: row.counted_games(),
+        average_game_secs: row
+            .average_game_time()
+            .map(|a| u64::try_from(a.whole_seconds()).unwrap_or(0))
+            .unwrap_or(0),
+        eliminated: row.eliminated,
+    }
+}
+
+fn decider(d: &Decider) -> String {
+    match d {
+        Decider::Points => "points".into(),
+        Decider::Tie(t) => t.code().to_owned(),
+    }
+}
+
+/// A machine code and a sentence for why a player did or did not advance.
+fn describe(row: &CutRow) -> (&'static str, String) {
+    match &row.reason {
+        CutReason::ReachedLine { min_points } => (
+            "REACHED_LINE",
+            format!("reached the line of {min_points} points"),
+        ),
+        CutReason::WholeFieldAdvances { field, places } => (
+            "WHOLE_FIELD",
+            format!("the eligible field of {field} is within the {places} places"),
+        ),
+        CutReason::WithinPlaces {
+            places,
+            ahead_of,
+            by,
+        } => (
+            "WITHIN_PLACES",
+            format!(
+                "within the {places} places, ahead of {ahead_of} on {}",
+                decider(by)
+            ),
+        ),
+        CutReason::TiedAtCut { places, tied } => (
+            "TIED_AT_CUT",
+            format!(
+                "tied on the whole chain at the cut of {places}: all {tied} tied players advance"
+            ),
+        ),
+        CutReason::Excluded => ("EXCLUDED", "eliminated or results cancelled".into()),
+        CutReason::TooFewGames { counted, needed } => (
+            "TOO_FEW_GAMES",
+            format!("{counted} counted games, {needed} needed to be ranked"),
+        ),
+        CutReason::BelowLine { min_points } => (
+            "BELOW_LINE",
+            format!("below the line of {min_points} points"),
+        ),
+        CutReason::OutsidePlaces { places, behind, by } => (
+            "OUTSIDE_PLACES",
+            format!(
+                "outside the {places} places, behind {behind} on {}",
+                decider(by)
+            ),
+        ),
+        CutReason::NoPlaces => ("NO_PLACES", "the stage has no places".into()),
+        CutReason::UndecidedTie { places_left, tied } => (
+            "UNDECIDED_TIE",
+            format!("{tied} players tied for {places_left} places: for the organizers to decide"),
+        ),
+    }
+}
+
+type ChangeStream = Pin<Box<dyn Stream<Item = std::result::Result<pb::Change, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl QualificationService for QualificationApi {
+    async fn report_game(&self, request: Request<pb::GameReport>) -> Reply<pb::ReportAck> {
+        let caller = auth::caller(&request)?;
+        let mut outcomes = self
+            .ingest(&caller, vec![request.into_inner()])
+            .await
+            .map_err(Status::from)?;
+        match outcomes.pop() {
+            Some(outcome) => reply(outcome),
+            None => Err(Status::internal("no outcome")),
+        }
+    }
+
+    async fn report_games(
+        &self,
+        request: Request<Streaming<pb::GameReport>>,
+    ) -> Reply<pb::ReportGamesSummary> {
+        let caller = auth::caller(&request)?;
+        let mut stream = request.into_inner();
+        let mut summary = pb::ReportGamesSummary::default();
+        let mut batch = Vec::with_capacity(BATCH);
+        loop {
+            let next = stream.next().await;
+            let end = next.is_none();
+            if let Some(item) = next {
+                batch.push(item?);
+            }
+            if batch.len() >= BATCH || (end && !batch.is_empty()) {
+                let reports = std::mem::take(&mut batch);
+                let ids: Vec<String> = reports.iter().map(|r| r.game_id.clone()).collect();
+                let outcomes = self.ingest(&caller, reports).await.map_err(Status::from)?;
+                for (id, outcome) in ids.into_iter().zip(outcomes) {
+                    summary.received += 1;
+                    summary.outcomes.push(match outcome {
+                        Ok(ack) => {
+                            if ack.status == pb::AckStatus::Duplicate as i32 {
+                                summary.duplicates += 1;
+                            } else {
+                                summary.stored += 1;
+                            }
+                            pb::ReportOutcome {
+                                game_id: id,
+                                code: "OK".into(),
+                                ack: Some(ack),
+                                ..Default::default()
+                            }
+                        }
+                        Err(e) => {
+                            summary.refused += 1;
+                            let field = e.field().to_owned();
+                            let status = Status::from(e);
+                            pb::ReportOutcome {
+                                game_id: id,
+                                code: code_name(status.code()).into(),
+                                field,
+                                message: status.message().to_owned(),
+                                ack: None,
+                            }
+                        }
+                    });
+                }
+            }
+            if end {
+                break;
+            }
+        }
+        Ok(Response::new(summary))
+    }
+
+    async fn get_leaderboard(
+        &self,
+        request: Request<pb::LeaderboardRequest>,
+    ) -> Reply<pb::LeaderboardPage> {
+        let caller = auth::caller(&request)?;
+        reply(self.leaderboard_impl(caller, request.into_inner()).await)
+    }
+
+    async fn get_player_row(
+        &self,
+        request: Request<pb::PlayerRowRequest>,
+    ) -> Reply<pb::LeaderboardRow> {
+        let caller = auth::caller(&request)?;
+        reply(self.player_row_impl(caller, request.into_inner()).await)
+    }
+
+    async fn open_period(&self, request: Request<pb::PeriodRef>) -> Reply<pb::PeriodState> {
+        let caller = auth::caller(&request)?;
+        reply(self.open_period_impl(caller, request.into_inner()).await)
+    }
+
+    async fn close_period(&self, request: Request<pb::PeriodRef>) -> Reply<pb::AdvancementList> {
+        let caller = auth::caller(&request)?;
+        reply(self.close_period_impl(caller, request.into_inner()).await)
+    }
+
+    async fn get_advancement(&self, request: Request<pb::PeriodRef>) -> Reply<pb::AdvancementList> {
+        auth::caller(&request)?;
+        let result = async {
+            let key = Self::period_key(Some(request.get_ref()))?;
+            if !self.period_row(&key).await?.is_some_and(|p| p.closed) {
+                return Err(precondition(
+                    "PERIOD_NOT_CLOSED",
+                    "period",
+                    "the advancement list exists once the period is closed",
+                ));
+            }
+            self.stored_advancement(&key).await
+        };
+        reply(result.await)
+    }
+
+    async fn request_reset(&self, request: Request<pb::ResetRequest>) -> Reply<pb::ResetAck> {
+        let caller = auth::caller(&request)?;
+        reply(self.reset_impl(caller, request.into_inner()).await)
+    }
+
+    async fn cancel_results(
+        &self,
+        request: Request<pb::CancelResultsRequest>,
+    ) -> Reply<pb::CancelResultsAck> {
+        let caller = auth::caller(&request)?;
+        reply(self.cancel_impl(caller, request.into_inner()).await)
+    }
+
+    async fn list_conflicts(
+        &self,
+        request: Request<pb::ListConflictsRequest>,
+    ) -> Reply<pb::ListConflictsResponse> {
+        let caller = auth::caller(&request)?;
+        let result = async {
+            require(&caller, &[Role::Organizer, Role::Referee])?;
+            let rows = conflict::Entity::find()
+                .filter(conflict::Column::ChampionshipId.eq(&request.get_ref().championship_id))
+                .order_by_asc(conflict::Column::Id)
+                .all(&self.db)
+                .await?;
+            Ok(pb::ListConflictsResponse {
+                conflicts: rows
+                    .into_iter()
+                    .map(|c| pb::Conflict {
+                        platform: c.platform,
+                        game_id: c.game_id,
+                        reported_at: Some(timestamp(c.reported_at)),
+                        stored_hash: c.stored_hash,
+                        conflicting_hash: c.conflicting_hash,
+                    })
+                    .collect(),
+            })
+        };
+        reply(result.await)
+    }
+
+    type WatchChangesStream = ChangeStream;
+
+    async fn watch_changes(
+        &self,
+        request: Request<pb::WatchRequest>,
+    ) -> Reply<Self::WatchChangesStream> {
+        auth::caller(&request)?;
+        let championship = request.into_inner().championship_id;
+        let mut receiver = self.changes.subscribe();
+        let mut shutdown = self.shutdown.clone();
+        let (tx, rx) = tokio::sync::mpsc::channel(256);
+        tokio::spawn(async move {
+            loop {
+                let item = tokio::select! {
+                    _ = shutdown.wait_for(|stop| *stop) => break,
+                    item = receiver.recv() => item,
+                };
+                let out = match item {
+                    Ok((c, change)) if c == championship => Ok(change),
+                    Ok(_) => continue,
+                    // A slow follower missed changes: tell it, so it re-reads instead of trusting a gap.
+                    Err(broadcast::error::RecvError::Lagged(_)) => Err(Status::data_loss(
+                        "missed changes; re-read the state and follow again",
+                    )),
+                    Err(broadcast::error::RecvError::Closed) => break,
+                };
+                if tx.send(out).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let stream = tokio_stream::wrappers::ReceiverStream::new(rx);
+        Ok(Response::new(Box::pin(stream)))
+    }
+}
+
+fn code_name(code: tonic::Code) -> &'static str {
+    use tonic::Code::*;
+    match code {
+        Ok => "OK",
+        InvalidArgument => "INVALID_ARGUMENT",
+        AlreadyExists => "ALREADY_EXISTS",
+        NotFound => "NOT_FOUND",
+        PermissionDenied => "PERMISSION_DENIED",
+        FailedPrecondition => "FAILED_PRECONDITION",
+        Unauthenticated => "UNAUTHENTICATED",
+        Unavailable => "UNAVAILABLE",
+        _ => "INTERNAL",
+    }
+}

@@ -1,0 +1,652 @@
+//! The qualification service through gRPC, as partner platforms and organizers use it, on small
+//! populations with known answers (RULES.md sections 3-4). SQLite, and PostgreSQL when configured.
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use qiwang_blackbox::{TestApp, backends, chinese_player, spawn_app, with_token};
+use qiwang_infra::auth::Role;
+use qiwang_proto::qualification::v1 as q;
+use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
+use qiwang_proto::registration::v1 as pb;
+use tonic::Code;
+use tonic_types::StatusExt;
+
+fn ts(t: DateTime<Utc>) -> Option<prost_types::Timestamp> {
+    Some(prost_types::Timestamp {
+        seconds: t.timestamp(),
+        nanos: 0,
+    })
+}
+
+fn utc(y: i32, m: u32, d: u32, h: u32, min: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(y, m, d, h, min, 0)
+        .single()
+        .expect("time")
+}
+
+struct Setup {
+    app: TestApp,
+    championship: String,
+    org: String,
+    partner: String,
+}
+
+impl Setup {
+    async fn new(backend: qiwang_blackbox::Backend, preset: &str) -> Setup {
+        let app = spawn_app(backend).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let partner = app.token(Role::Partner, "yizhan-bot");
+        let mut reg = app.registration().await;
+        let championship = reg
+            .create_championship(with_token(
+                &org,
+                pb::CreateChampionshipRequest {
+                    preset: preset.into(),
+                    ..Default::default()
+                },
+            ))
+            .await
+            .expect("championship")
+            .into_inner()
+            .id;
+        Setup {
+            app,
+            championship,
+            org,
+            partner,
+        }
+    }
+
+    /// Registers players and links account `acc-<name>` on the partner's platform; returns their ids.
+    async fn players(&self, names: &[String]) -> Vec<String> {
+        let mut reg = self.app.registration().await;
+        let mut ids = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            let seq = 100 + 2 * u32::try_from(i).expect("small") + 1;
+            let p = reg
+                .register_player(with_token(&self.org, chinese_player(name, "19900101", seq)))
+                .await
+                .expect("register")
+                .into_inner();
+            reg.link_account(with_token(
+                &self.partner,
+                pb::LinkAccountRequest {
+                    player_id: p.id.clone(),
+                    platform: "yizhan".into(),
+                    account_id: format!("acc-{name}"),
+                },
+            ))
+            .await
+            .expect("link");
+            ids.push(p.id);
+        }
+        ids
+    }
+
+    async fn client(&self) -> QualificationServiceClient<tonic::transport::Channel> {
+        QualificationServiceClient::connect(self.app.grpc_url.clone())
+            .await
+            .expect("connect")
+    }
+
+    fn period(&self, stage: &str, period: u32) -> q::PeriodRef {
+        q::PeriodRef {
+            championship_id: self.championship.clone(),
+            stage: stage.into(),
+            period,
+        }
+    }
+
+    async fn open(&self, stage: &str, period: u32) {
+        self.client()
+            .await
+            .open_period(with_token(&self.org, self.period(stage, period)))
+            .await
+            .expect("open");
+    }
+
+    /// A game won by `winner` (first mover) against `loser`, starting at `start`, 20 minutes long.
+    fn win(&self, id: &str, winner: &str, loser: &str, start: DateTime<Utc>) -> q::GameReport {
+        q::GameReport {
+            championship_id: self.championship.clone(),
+            game_id: id.into(),
+            first_account: format!("acc-{winner}"),
+            second_account: format!("acc-{loser}"),
+            result: q::Result::FirstWins as i32,
+            end_reason: q::EndReason::Resignation as i32,
+            first_move_ms: Some(3_000),
+            second_move_ms: Some(4_000),
+            started_at: ts(start),
+            ended_at: ts(start + Duration::minutes(20)),
+            ..Default::default()
+        }
+    }
+
+    async fn report_all(&self, reports: Vec<q::GameReport>) -> q::ReportGamesSummary {
+        self.client()
+            .await
+            .report_games(with_token(&self.partner, tokio_stream::iter(reports)))
+            .await
+            .expect("stream")
+            .into_inner()
+    }
+
+    async fn board(&self, stage: &str, period: u32) -> q::LeaderboardPage {
+        self.client()
+            .await
+            .get_leaderboard(with_token(
+                &self.org,
+                q::LeaderboardRequest {
+                    period: Some(self.period(stage, period)),
+                    page_size: 1000,
+                    ..Default::default()
+                },
+            ))
+            .await
+            .expect("leaderboard")
+            .into_inner()
+    }
+}
+
+fn names(prefix: &str, n: usize) -> Vec<String> {
+    (1..=n).map(|i| format!("{prefix}{i:02}")).collect()
+}
+
+#[tokio::test]
+async fn r_adv_9_xiangqi_2022_haixuan_points_line_end_to_end() {
+    for backend in backends() {
+        let s = Setup::new(backend.clone(), "xiangqi-2022").await;
+        let who = names("h", 4);
+        let ids = s.players(&who).await;
+        s.open("haixuan", 1).await;
+        let t0 = utc(2022, 6, 1, 4, 0);
+        let mut games = Vec::new();
+        // h01 beats h02 four times: 8 points >= 7. h03 beats h04 three times and draws once: 7.
+        for i in 0..4 {
+            games.push(s.win(&format!("g{i}"), "h01", "h02", t0 + Duration::hours(i)));
+        }
+        for i in 0..3 {
+            games.push(s.win(&format!("k{i}"), "h03", "h04", t0 + Duration::hours(i)));
+        }
+        let mut draw = s.win("k3", "h03", "h04", t0 + Duration::hours(5));
+        draw.result = q::Result::Draw as i32;
+        draw.end_reason = q::EndReason::Normal as i32;
+        games.push(draw);
+        let summary = s.report_all(games).await;
+        assert_eq!(
+            (summary.stored, summary.refused),
+            (8, 0),
+            "{backend}: {summary:?}"
+        );
+
+        let board = s.board("haixuan", 1).await;
+        let top: Vec<(String, i64, u32)> = board
+            .rows
+            .iter()
+            .map(|r| (r.player_id.clone(), r.points, r.rank))
+            .collect();
+        assert_eq!(top[0], (ids[0].clone(), 8, 1), "{backend}");
+        assert_eq!(top[1], (ids[2].clone(), 7, 2), "{backend}");
+        assert_eq!(board.rows[1].draws, 1, "{backend}");
+        assert_eq!(
+            board.rows[1].win_rate_per_mille, 750,
+            "{backend}: 3 of 4 counted games"
+        );
+
+        let list = s
+            .client()
+            .await
+            .close_period(with_token(&s.org, s.period("haixuan", 1)))
+            .await
+            .expect("close")
+            .into_inner();
+        assert_eq!(list.to_stage, "ruwei", "{backend}");
+        let advanced: Vec<&str> = list
+            .rows
+            .iter()
+            .filter(|r| r.advanced)
+            .map(|r| r.player_id.as_str())
+            .collect();
+        assert_eq!(advanced, [ids[0].as_str(), ids[2].as_str()], "{backend}");
+        let h02 = list
+            .rows
+            .iter()
+            .find(|r| r.player_id == ids[1])
+            .expect("h02");
+        assert_eq!(h02.reason_code, "BELOW_LINE", "{backend}: {}", h02.reason);
+        // Closing again returns the frozen list; a late game is refused.
+        let again = s
+            .client()
+            .await
+            .close_period(with_token(&s.org, s.period("haixuan", 1)))
+            .await
+            .expect("again")
+            .into_inner();
+        assert_eq!(again.rows, list.rows, "{backend}");
+        let late = s
+            .client()
+            .await
+            .report_game(with_token(&s.partner, s.win("late", "h02", "h01", t0)))
+            .await
+            .expect_err("closed");
+        assert_eq!(late.code(), Code::InvalidArgument, "{backend}");
+        s.app.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn r_adv_10_xiangqi_2022_ruwei_full_tie_at_place_23_all_advance() {
+    for backend in backends() {
+        let s = Setup::new(backend.clone(), "xiangqi-2022").await;
+        let top = names("a", 26);
+        let feeders = names("f", 6);
+        let all: Vec<String> = top.iter().chain(&feeders).cloned().collect();
+        let ids = s.players(&all).await;
+        s.open("ruwei", 1).await;
+        // a01..a21 win 30-i games each (distinct); a22..a25 win 5 each (a full tie across the cut
+        // at 23); a26 wins 4. Every loss goes to a feeder.
+        let wins = |i: usize| {
+            if i <= 21 {
+                30 - i
+            } else if i <= 25 {
+                5
+            } else {
+                4
+            }
+        };
+        let mut games = Vec::new();
+        let mut t = utc(2022, 6, 12, 4, 0);
+        for (i, name) in top.iter().enumerate() {
+            for k in 0..wins(i + 1) {
+                let feeder = &feeders[(i + k) % feeders.len()];
+                games.push(s.win(&format!("{name}-{k}"), name, feeder, t));
+                t += Duration::minutes(1);
+            }
+        }
+        let total = games.len() as u32;
+        let summary = s.report_all(games).await;
+        assert_eq!(
+            (summary.stored, summary.refused),
+            (total, 0),
+            "{backend}: {:?}",
+            summary.outcomes.iter().find(|o| o.code != "OK")
+        );
+        let list = s
+            .client()
+            .await
+            .close_period(with_token(&s.org, s.period("ruwei", 1)))
+            .await
+            .expect("close")
+            .into_inner();
+        assert_eq!(
+            (list.to_stage.as_str(), list.places),
+            ("final", 23),
+            "{backend}"
+        );
+        let advanced: Vec<&str> = list
+            .rows
+            .iter()
+            .filter(|r| r.advanced)
+            .map(|r| r.player_id.as_str())
+            .collect();
+        assert_eq!(advanced.len(), 25, "{backend}: 21 + the 4 tied at the cut");
+        for tied in &ids[21..25] {
+            let row = list
+                .rows
+                .iter()
+                .find(|r| &r.player_id == tied)
+                .expect("tied player");
+            assert!(row.advanced, "{backend}");
+            assert_eq!(
+                (row.rank, row.reason_code.as_str()),
+                (22, "TIED_AT_CUT"),
+                "{backend}: {}",
+                row.reason
+            );
+        }
+        let a26 = list
+            .rows
+            .iter()
+            .find(|r| r.player_id == ids[25])
+            .expect("a26");
+        assert!(!a26.advanced, "{backend}");
+        assert_eq!(
+            a26.reason_code, "OUTSIDE_PLACES",
+            "{backend}: {}",
+            a26.reason
+        );
+        s.app.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn partner_reports_are_idempotent_and_bad_ones_are_refused_field_by_field() {
+    for backend in backends() {
+        let s = Setup::new(backend.clone(), "xiangqi-2022").await;
+        let ids = s.players(&names("p", 3)).await;
+        s.open("haixuan", 1).await;
+        let mut client = s.client().await;
+        let t0 = utc(2022, 6, 2, 4, 0);
+        let game = s.win("same", "p01", "p02", t0);
+        let first = client
+            .report_game(with_token(&s.partner, game.clone()))
+            .await
+            .expect("first")
+            .into_inner();
+        assert_eq!(
+            (first.status, first.stage.as_str(), first.period),
+            (q::AckStatus::Stored as i32, "haixuan", 1),
+            "{backend}"
+        );
+        let again = client
+            .report_game(with_token(&s.partner, game.clone()))
+            .await
+            .expect("again")
+            .into_inner();
+        assert_eq!(
+            again.status,
+            q::AckStatus::Duplicate as i32,
+            "{backend}: counted once"
+        );
+        let mut changed = game.clone();
+        changed.result = q::Result::SecondWins as i32;
+        let status = client
+            .report_game(with_token(&s.partner, changed))
+            .await
+            .expect_err("conflict");
+        assert_eq!(status.code(), Code::AlreadyExists, "{backend}");
+        let conflicts = client
+            .list_conflicts(with_token(
+                &s.org,
+                q::ListConflictsRequest {
+                    championship_id: s.championship.clone(),
+                },
+            ))
+            .await
+            .expect("conflicts")
+            .into_inner()
+            .conflicts;
+        assert_eq!(conflicts.len(), 1, "{backend}: kept for an organizer");
+        let row = client
+            .get_player_row(with_token(
+                &s.org,
+                q::PlayerRowRequest {
+                    period: Some(s.period("haixuan", 1)),
+                    player_id: ids[0].clone(),
+                },
+            ))
+            .await
+            .expect("row")
+            .into_inner();
+        assert_eq!(
+            (row.wins, row.points),
+            (1, 2),
+            "{backend}: the duplicate counted once"
+        );
+
+        let field = |status: &tonic::Status| {
+            status
+                .get_details_bad_request()
+                .and_then(|b| b.field_violations.first().map(|v| v.field.clone()))
+                .unwrap_or_default()
+        };
+        let mut unknown = s.win("u1", "p01", "nobody", t0);
+        unknown.game_id = "u1".into();
+        let st = client
+            .report_game(with_token(&s.partner, unknown))
+            .await
+            .expect_err("unknown account");
+        assert_eq!(
+            (st.code(), field(&st).as_str()),
+            (Code::InvalidArgument, "second_account"),
+            "{backend}"
+        );
+        let st = client
+            .report_game(with_token(&s.partner, s.win("self", "p01", "p01", t0)))
+            .await
+            .expect_err("self");
+        assert_eq!(
+            (st.code(), field(&st).as_str()),
+            (Code::InvalidArgument, "second_account"),
+            "{backend}"
+        );
+        let st = client
+            .report_game(with_token(
+                &s.partner,
+                s.win("p2", "p01", "p02", utc(2022, 6, 12, 4, 0)),
+            ))
+            .await
+            .expect_err("period 2 of 海选 is not open");
+        assert_eq!(st.code(), Code::InvalidArgument, "{backend}: {st:?}");
+        let mut no_start = s.win("nostart", "p01", "p02", t0);
+        no_start.started_at = None;
+        let st = client
+            .report_game(with_token(&s.partner, no_start))
+            .await
+            .expect_err("missing fact");
+        assert_eq!(field(&st), "started_at", "{backend}");
+        let mut backwards = s.win("back", "p01", "p02", t0);
+        backwards.ended_at = ts(t0 - Duration::minutes(1));
+        let st = client
+            .report_game(with_token(&s.partner, backwards))
+            .await
+            .expect_err("ends before it starts");
+        assert_eq!(field(&st), "facts", "{backend}");
+        let st = client
+            .report_game(with_token(&s.org, s.win("org", "p01", "p02", t0)))
+            .await
+            .expect_err("organizers do not report");
+        assert_eq!(st.code(), Code::PermissionDenied, "{backend}");
+
+        // A batch: one bad game never fails the rest.
+        let batch = vec![
+            s.win("b1", "p01", "p03", t0 + Duration::hours(1)),
+            s.win("b2", "p03", "nobody", t0 + Duration::hours(2)),
+            s.win("b3", "p02", "p03", t0 + Duration::hours(3)),
+            s.win("b1", "p01", "p03", t0 + Duration::hours(1)),
+        ];
+        let summary = s.report_all(batch).await;
+        assert_eq!(
+            (
+                summary.received,
+                summary.stored,
+                summary.duplicates,
+                summary.refused
+            ),
+            (4, 2, 1, 1),
+            "{backend}: {summary:?}"
+        );
+        assert_eq!(summary.outcomes[1].code, "INVALID_ARGUMENT", "{backend}");
+        assert_eq!(summary.outcomes[1].field, "second_account", "{backend}");
+        s.app.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn r_onl_3_go_2015_the_sixth_escape_eliminates_and_r_onl_7_resets_start_a_new_line() {
+    for backend in backends() {
+        let s = Setup::new(backend.clone(), "go-2015").await;
+        let ids = s.players(&names("e", 3)).await;
+        s.open("haixuan", 1).await;
+        // 10:00 China time on 2015-08-02, inside 09:00-23:00.
+        let t0 = utc(2015, 8, 2, 2, 0);
+        let mut games = Vec::new();
+        for i in 0..7 {
+            let mut g = s.win(
+                &format!("esc{i}"),
+                "e02",
+                "e01",
+                t0 + Duration::minutes(30 * i),
+            );
+            g.end_reason = q::EndReason::Escape as i32;
+            g.ended_by = q::Side::Second as i32;
+            games.push(g);
+        }
+        let summary = s.report_all(games).await;
+        assert_eq!(summary.stored, 7, "{backend}: {summary:?}");
+        let board = s.board("haixuan", 1).await;
+        let e01 = board
+            .rows
+            .iter()
+            .find(|r| r.player_id == ids[0])
+            .expect("e01");
+        assert!(e01.eliminated && e01.rank == 0, "{backend}: {e01:?}");
+        assert_eq!(
+            e01.escapes, 6,
+            "{backend}: the 7th game counts for neither side"
+        );
+        let e02 = board
+            .rows
+            .iter()
+            .find(|r| r.player_id == ids[1])
+            .expect("e02");
+        assert_eq!((e02.wins, e02.points), (6, 12), "{backend}");
+
+        // A reset (go-2015 海选 allows them): e02's line starts again from zero, history kept.
+        let mut client = s.client().await;
+        client
+            .request_reset(with_token(
+                &s.org,
+                q::ResetRequest {
+                    period: Some(s.period("haixuan", 1)),
+                    player_id: ids[1].clone(),
+                    at: ts(t0 + Duration::hours(5)),
+                },
+            ))
+            .await
+            .expect("reset");
+        s.report_all(vec![s.win("after", "e02", "e03", t0 + Duration::hours(6))])
+            .await;
+        let row = client
+            .get_player_row(with_token(
+                &s.org,
+                q::PlayerRowRequest {
+                    period: Some(s.period("haixuan", 1)),
+                    player_id: ids[1].clone(),
+                },
+            ))
+            .await
+            .expect("row")
+            .into_inner();
+        assert_eq!(
+            (row.wins, row.points),
+            (1, 2),
+            "{backend}: only the current line counts"
+        );
+        // A player may reset themself, but not someone else.
+        let e03 = s.app.token(Role::Player, &ids[2]);
+        let st = client
+            .request_reset(with_token(
+                &e03,
+                q::ResetRequest {
+                    period: Some(s.period("haixuan", 1)),
+                    player_id: ids[1].clone(),
+                    at: None,
+                },
+            ))
+            .await
+            .expect_err("not yours");
+        assert_eq!(st.code(), Code::PermissionDenied, "{backend}");
+        s.app.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn r_onl_7_no_resets_in_2022_and_r_onl_8_cheating_cancels_only_the_cheater() {
+    for backend in backends() {
+        let s = Setup::new(backend.clone(), "xiangqi-2022").await;
+        let ids = s.players(&names("c", 3)).await;
+        s.open("haixuan", 1).await;
+        let t0 = utc(2022, 6, 3, 4, 0);
+        s.report_all(vec![
+            s.win("x1", "c01", "c02", t0),
+            s.win("x2", "c01", "c03", t0 + Duration::hours(1)),
+        ])
+        .await;
+        let mut client = s.client().await;
+        let st = client
+            .request_reset(with_token(
+                &s.org,
+                q::ResetRequest {
+                    period: Some(s.period("haixuan", 1)),
+                    player_id: ids[0].clone(),
+                    at: None,
+                },
+            ))
+            .await
+            .expect_err("2022 has no resets");
+        assert_eq!(st.code(), Code::FailedPrecondition, "{backend}");
+        client
+            .cancel_results(with_token(
+                &s.org,
+                q::CancelResultsRequest {
+                    championship_id: s.championship.clone(),
+                    player_id: ids[0].clone(),
+                    reason: "代打属实".into(),
+                },
+            ))
+            .await
+            .expect("cancel");
+        let board = s.board("haixuan", 1).await;
+        assert!(
+            board.rows.iter().all(|r| r.player_id != ids[0]),
+            "{backend}: the cheater has no row"
+        );
+        let c02 = board
+            .rows
+            .iter()
+            .find(|r| r.player_id == ids[1])
+            .expect("c02");
+        assert_eq!(
+            (c02.losses, c02.points),
+            (1, -2),
+            "{backend}: opponents keep their results"
+        );
+        s.app.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn organizers_only_open_and_close_periods_and_followers_see_changes() {
+    let s = Setup::new(qiwang_blackbox::Backend::Sqlite, "xiangqi-2022").await;
+    let mut client = s.client().await;
+    let st = client
+        .open_period(with_token(&s.partner, s.period("haixuan", 1)))
+        .await
+        .expect_err("partner");
+    assert_eq!(st.code(), Code::PermissionDenied);
+    let st = client
+        .open_period(with_token(&s.org, s.period("haixuan", 9)))
+        .await
+        .expect_err("no period 9");
+    assert_eq!(st.code(), Code::InvalidArgument);
+    let st = client
+        .close_period(with_token(&s.org, s.period("haixuan", 1)))
+        .await
+        .expect_err("not open");
+    assert_eq!(st.code(), Code::FailedPrecondition);
+    let watch = client.watch_changes(with_token(
+        &s.partner,
+        q::WatchRequest {
+            championship_id: s.championship.clone(),
+        },
+    ));
+    let mut changes = tokio::time::timeout(std::time::Duration::from_secs(5), watch)
+        .await
+        .expect("in time")
+        .expect("watch")
+        .into_inner();
+    s.open("haixuan", 1).await;
+    let change = tokio::time::timeout(std::time::Duration::from_secs(5), changes.message())
+        .await
+        .expect("in time")
+        .expect("ok")
+        .expect("a change");
+    let Some(q::change::Kind::Period(state)) = change.kind else {
+        panic!("a period change")
+    };
+    assert!(state.open);
+    // Shutdown ends open change streams instead of waiting on them.
+    tokio::time::timeout(std::time::Duration::from_secs(10), s.app.stop())
+        .await
+        .expect("graceful shutdown with a follower attached");
+}
