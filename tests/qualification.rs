@@ -457,6 +457,20 @@ async fn partner_reports_are_idempotent_and_bad_ones_are_refused_field_by_field(
         );
         assert_eq!(summary.outcomes[1].code, "INVALID_ARGUMENT", "{backend}");
         assert_eq!(summary.outcomes[1].field, "second_account", "{backend}");
+        let metrics = reqwest::get(&s.app.metrics_url)
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("body");
+        assert!(
+            metrics.contains("qiwang_games_ingested_total{kind=\"stored\"} 3"),
+            "{backend}: {metrics}"
+        );
+        assert!(
+            metrics.contains("qiwang_games_ingested_total{kind=\"conflict\"} 1"),
+            "{backend}"
+        );
         s.app.stop().await;
     }
 }

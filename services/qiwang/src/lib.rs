@@ -3,6 +3,7 @@
 //! `qiwang up` runs everything in one process on the embedded SQLite default; `qiwang serve NAME`
 //! runs one component (how Kubernetes runs it). Black-box tests call [`start`] with port 0.
 
+pub mod bench;
 pub mod describe;
 
 use anyhow::Context;
@@ -142,6 +143,7 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
                 db.clone(),
                 RegistrationServiceClient::new(channel),
                 suite.shutdown.subscribe(),
+                metrics.clone(),
             );
             router = router.add_service(api.into_server(verifier.clone()));
             reporter

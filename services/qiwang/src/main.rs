@@ -52,11 +52,22 @@ enum Command {
         #[arg(long)]
         ttl: Option<u64>,
     },
+    /// Benchmarks that print figures (never pass/fail).
+    Bench {
+        #[command(subcommand)]
+        which: BenchKind,
+    },
     /// The official presets, and checking an edited preset file.
     Presets {
         #[command(subcommand)]
         action: PresetsAction,
     },
+}
+
+#[derive(Subcommand)]
+enum BenchKind {
+    /// Online-qualifier ingest through the public gRPC API on the all-in-one suite.
+    Ingest(qiwang::bench::IngestBench),
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -105,7 +116,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         println!("{}", verifier.mint(*role, sub, platform.as_deref(), *ttl)?);
         return Ok(ExitCode::SUCCESS);
     }
-    telemetry::init(&settings.log);
+    if let Command::Bench { .. } = &cli.command {
+        // A benchmark prints figures; per-request logs would drown them (and cost time).
+        let mut quiet = settings.log.clone();
+        quiet.filter = "warn".into();
+        telemetry::init(&quiet);
+    } else {
+        telemetry::init(&settings.log);
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -160,6 +178,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     }
                 }
             }
+            Command::Bench { which: BenchKind::Ingest(bench) } => qiwang::bench::run(bench).await?,
             Command::Token { .. } | Command::Presets { .. } => unreachable!("handled above"),
         }
         Ok(ExitCode::SUCCESS)

@@ -14,6 +14,7 @@ use qiwang_core::standings::{
 };
 use qiwang_core::time::china_date;
 use qiwang_infra::auth::{self, AuthInterceptor, Caller, Role, Verifier};
+use qiwang_infra::metrics::Metrics;
 use qiwang_proto::qualification::v1 as pb;
 use qiwang_proto::qualification::v1::qualification_service_server::{
     QualificationService, QualificationServiceServer,
@@ -23,7 +24,7 @@ use qiwang_proto::registration::v1::registration_service_client::RegistrationSer
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, NotSet, QueryFilter, QueryOrder,
-    Set, TransactionTrait,
+    QuerySelect, Set, TransactionTrait,
 };
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -51,10 +52,14 @@ pub struct QualificationApi {
     presets: Arc<Mutex<HashMap<String, Arc<Preset>>>>,
     /// Computed periods, dropped whenever a write touches the period.
     ledgers: Arc<Mutex<HashMap<PeriodKey, Arc<PeriodLedger>>>>,
+    /// Bumped on every write to a period (key with an empty stage: the whole championship): a
+    /// computation that started from an older snapshot is never cached.
+    versions: Arc<Mutex<HashMap<PeriodKey, u64>>>,
     changes: broadcast::Sender<(String, pb::Change)>,
     /// Turns true when the process shuts down: open change streams end then, so a graceful
     /// shutdown never waits on a follower.
     shutdown: tokio::sync::watch::Receiver<bool>,
+    metrics: Metrics,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -98,6 +103,7 @@ impl QualificationApi {
         db: DatabaseConnection,
         registration: RegistrationServiceClient<Channel>,
         shutdown: tokio::sync::watch::Receiver<bool>,
+        metrics: Metrics,
     ) -> Self {
         let (changes, _) = broadcast::channel(1024);
         QualificationApi {
@@ -105,8 +111,10 @@ impl QualificationApi {
             registration,
             presets: Arc::default(),
             ledgers: Arc::default(),
+            versions: Arc::default(),
             changes,
             shutdown,
+            metrics,
         }
     }
 
@@ -148,11 +156,24 @@ impl QualificationApi {
         Ok(parsed)
     }
 
+    fn versions_of(&self, key: &PeriodKey) -> (u64, u64) {
+        let v = lock(&self.versions);
+        let whole = (key.0.clone(), String::new(), 0);
+        (
+            v.get(key).copied().unwrap_or(0),
+            v.get(&whole).copied().unwrap_or(0),
+        )
+    }
+
     fn invalidate(&self, key: &PeriodKey) {
+        *lock(&self.versions).entry(key.clone()).or_default() += 1;
         lock(&self.ledgers).remove(key);
     }
 
     fn invalidate_championship(&self, championship: &str) {
+        *lock(&self.versions)
+            .entry((championship.to_owned(), String::new(), 0))
+            .or_default() += 1;
         lock(&self.ledgers).retain(|k, _| k.0 != championship);
     }
 
@@ -400,6 +421,35 @@ impl QualificationApi {
         }
         // Store: one transaction for the group; a duplicate id never aborts it (ON CONFLICT DO NOTHING).
         let txn = self.db.begin().await?;
+        // The periods may have closed since the check: re-read them inside the transaction (a shared
+        // row lock on PostgreSQL; SQLite serializes writers), so a closed period gains no game.
+        let mut still_open: HashMap<PeriodKey, bool> = HashMap::new();
+        for key in accepted
+            .iter()
+            .filter_map(|a| a.as_ref().ok())
+            .map(|a| a.key.clone())
+        {
+            if !still_open.contains_key(&key) {
+                let row = period::Entity::find_by_id((key.0.clone(), key.1.clone(), key.2 as i32))
+                    .lock_shared()
+                    .one(&txn)
+                    .await?;
+                still_open.insert(key, row.is_some_and(|p| p.open && !p.closed));
+            }
+        }
+        let accepted: Vec<_> = accepted
+            .into_iter()
+            .map(|a| match a {
+                Ok(a) if still_open.get(&a.key) != Some(&true) => Err(invalid(
+                    "period",
+                    format!(
+                        "{} period {} closed while the report was being stored",
+                        a.key.1, a.key.2
+                    ),
+                )),
+                other => other,
+            })
+            .collect();
         let mut outcomes = Vec::with_capacity(accepted.len());
         let mut touched = Vec::new();
         for item in accepted {
@@ -469,6 +519,15 @@ impl QualificationApi {
         for key in touched {
             self.invalidate(&key);
         }
+        for outcome in &outcomes {
+            let kind = match outcome {
+                Ok(ack) if ack.status == pb::AckStatus::Duplicate as i32 => "duplicate",
+                Ok(_) => "stored",
+                Err(QualificationError::AlreadyExists(_)) => "conflict",
+                Err(_) => "refused",
+            };
+            self.metrics.count("qiwang_games_ingested_total", kind, 1);
+        }
         Ok(outcomes)
     }
 
@@ -497,6 +556,21 @@ impl QualificationApi {
         if let Some(l) = lock(&self.ledgers).get(key) {
             return Ok((l.clone(), rules));
         }
+        let before = self.versions_of(key);
+        let ledger = self.compute_ledger(key, rules, period).await?;
+        if self.versions_of(key) == before {
+            lock(&self.ledgers).insert(key.clone(), ledger.clone());
+        }
+        Ok((ledger, rules))
+    }
+
+    /// Computes a period from the database, bypassing the cache.
+    async fn compute_ledger(
+        &self,
+        key: &PeriodKey,
+        rules: OnlineRules,
+        period: &qiwang_core::stage::Period,
+    ) -> Result<Arc<PeriodLedger>> {
         let rows = game::Entity::find()
             .filter(game::Column::ChampionshipId.eq(&key.0))
             .filter(game::Column::Stage.eq(&key.1))
@@ -543,9 +617,15 @@ impl QualificationApi {
             first_day: period.opens_on,
             last_day: period.closes_on,
         };
+        let started = std::time::Instant::now();
         let ledger = Arc::new(compute_period(&rules, days, &games, &resets, &cheaters));
-        lock(&self.ledgers).insert(key.clone(), ledger.clone());
-        Ok((ledger, rules))
+        // Leaderboards are computed on read after a write, so they are never stale; what a reader
+        // can wait on is this computation.
+        self.metrics.gauge(
+            "qiwang_leaderboard_compute_seconds",
+            started.elapsed().as_secs_f64(),
+        );
+        Ok(ledger)
     }
 
     fn period_key(p: Option<&pb::PeriodRef>) -> Result<PeriodKey> {
@@ -699,9 +779,9 @@ impl QualificationApi {
     ) -> Result<pb::AdvancementList> {
         require(&caller, &[Role::Organizer])?;
         let key = Self::period_key(Some(&req))?;
-        match self.period_row(&key).await? {
-            Some(p) if p.closed => return self.stored_advancement(&key).await,
-            Some(p) if p.open => {}
+        let was_closed = match self.period_row(&key).await? {
+            Some(p) if p.closed => true,
+            Some(p) if p.open => false,
             _ => {
                 return Err(precondition(
                     "PERIOD_NOT_OPEN",
@@ -709,6 +789,13 @@ impl QualificationApi {
                     "only an open period can be closed",
                 ));
             }
+        };
+        if was_closed {
+            let stored = self.stored_advancement(&key).await?;
+            if !stored.rows.is_empty() {
+                return Ok(stored);
+            }
+            // Closed without a stored list (a crash between the two steps): compute it now.
         }
         let preset = self.preset(&caller, &key.0).await?;
         let stage = online_stage(&preset, &key)?;
@@ -737,7 +824,19 @@ impl QualificationApi {
                 ));
             }
         };
-        let (ledger, _) = self.ledger(&caller, &key).await?;
+        // Stop ingest first (reports for a closed period are refused, also inside the ingest
+        // transaction), then cut from a fresh computation: no stored game is missing from the cut.
+        if !was_closed {
+            self.set_period(&caller, &key, false, true).await?;
+        }
+        self.invalidate(&key);
+        let rules = stage
+            .online
+            .ok_or_else(|| invalid("period.stage", "is not an online stage"))?;
+        let period = stage
+            .period(key.2)
+            .ok_or_else(|| invalid("period", format!("{} has no period {}", stage.code, key.2)))?;
+        let ledger = self.compute_ledger(&key, rules, period).await?;
         let cancelled: Vec<String> = cancellation::Entity::find()
             .filter(cancellation::Column::ChampionshipId.eq(&key.0))
             .all(&self.db)
@@ -785,7 +884,6 @@ impl QualificationApi {
             .await?;
         }
         txn.commit().await?;
-        self.set_period(&caller, &key, false, true).await?;
         let list = self.stored_advancement(&key).await?;
         for row in &list.rows {
             let _ = self.changes.send((

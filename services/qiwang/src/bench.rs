@@ -1,0 +1,310 @@
+//! `qiwang bench ingest`: measures the online-qualifier path through the public gRPC API on the
+//! all-in-one suite: games acknowledged per second (durably stored), leaderboard top-100 page and
+//! own-row latency measured while ingesting, and the time to close the period (the cut).
+//!
+//! Figures are printed, never asserted: this is a benchmark, not a test.
+
+use anyhow::Context;
+use chrono::{Duration, TimeZone, Utc};
+use qiwang_infra::Settings;
+use qiwang_infra::auth::Role;
+use qiwang_infra::config::Secret;
+use qiwang_proto::qualification::v1 as q;
+use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
+use qiwang_proto::registration::v1 as pb;
+use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
+use std::time::Instant;
+use tonic::transport::Channel;
+
+/// What to simulate.
+#[derive(Debug, Clone, clap::Args)]
+pub struct IngestBench {
+    /// Players in the period.
+    #[arg(long, default_value_t = 2_000)]
+    pub players: u32,
+    /// Games to report.
+    #[arg(long, default_value_t = 50_000)]
+    pub games: u32,
+    /// Reports per client stream (each stream is committed in groups of 500).
+    #[arg(long, default_value_t = 5_000)]
+    pub stream_size: u32,
+    /// Database to run on (default: a fresh SQLite file in a temporary directory).
+    #[arg(long)]
+    pub database_url: Option<String>,
+}
+
+fn req<T>(token: &str, message: T) -> tonic::Request<T> {
+    let mut r = tonic::Request::new(message);
+    if let Ok(v) = format!("Bearer {token}").parse() {
+        r.metadata_mut().insert("authorization", v);
+    }
+    r
+}
+
+/// A deterministic pseudo-random sequence (SplitMix64), so runs are comparable.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// A realistic game: mostly decisive, some draws, ~3% escapes, ~2% disconnections that pass no limit.
+fn game(champ: &str, n: u32, players: u32, rng: &mut Rng) -> q::GameReport {
+    let a = rng.below(u64::from(players)) as u32;
+    let mut b = rng.below(u64::from(players)) as u32;
+    if b == a {
+        b = (a + 1) % players;
+    }
+    let start = Utc
+        .with_ymd_and_hms(2022, 5, 30, 4, 0, 0)
+        .single()
+        .unwrap_or_else(Utc::now)
+        + Duration::seconds(i64::from(n) * 17 % (11 * 86_400));
+    let length = Duration::seconds(300 + rng.below(1500) as i64);
+    let ts = |t: chrono::DateTime<Utc>| {
+        Some(prost_types::Timestamp {
+            seconds: t.timestamp(),
+            nanos: 0,
+        })
+    };
+    let roll = rng.below(100);
+    let (result, end_reason, ended_by) = match roll {
+        0..=2 => (q::Result::FirstWins, q::EndReason::Escape, q::Side::Second),
+        3..=9 => (q::Result::Draw, q::EndReason::Normal, q::Side::Unspecified),
+        10..=54 => (
+            q::Result::FirstWins,
+            q::EndReason::Resignation,
+            q::Side::Unspecified,
+        ),
+        _ => (
+            q::Result::SecondWins,
+            q::EndReason::Time,
+            q::Side::Unspecified,
+        ),
+    };
+    let mut report = q::GameReport {
+        championship_id: champ.to_owned(),
+        game_id: format!("bench-{n}"),
+        first_account: format!("acc-{a}"),
+        second_account: format!("acc-{b}"),
+        result: result as i32,
+        end_reason: end_reason as i32,
+        ended_by: ended_by as i32,
+        started_at: ts(start),
+        ended_at: ts(start + length),
+        stage: "haixuan".into(),
+        period: 1,
+        ..Default::default()
+    };
+    if rng.below(50) == 0 {
+        let from = start + Duration::seconds(60);
+        report.first_disconnections.push(q::Interval {
+            from: ts(from),
+            to: ts(from + Duration::seconds(30)),
+        });
+    }
+    report
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
+    let dir = std::env::temp_dir().join(format!("qiwang-bench-{}", std::process::id()));
+    let mut settings = Settings {
+        data_dir: dir.clone(),
+        ..Settings::default()
+    };
+    settings.grpc.listen = "127.0.0.1:0".parse()?;
+    settings.gateway.listen = "127.0.0.1:0".parse()?;
+    settings.metrics.listen = "127.0.0.1:0".parse()?;
+    if let Some(url) = &bench.database_url {
+        settings.database_url = Some(Secret::new(url.clone()));
+    }
+    let plan = crate::Plan {
+        migrate_on_start: true,
+        ..crate::Plan::everything(&settings)
+    };
+    let suite = crate::start(&settings, &plan).await?;
+    let url = format!("http://{}", suite.grpc_addr.context("grpc")?);
+    let verifier = qiwang_infra::Verifier::from_settings(&settings.auth, &settings.data_dir)?;
+    let org = verifier.mint(Role::Organizer, "bench-org", None, None)?;
+    let partner = verifier.mint(Role::Partner, "bench-bot", Some("bench"), None)?;
+    let channel = Channel::from_shared(url)?.connect().await?;
+    let mut reg = RegistrationServiceClient::new(channel.clone());
+    let mut qual = QualificationServiceClient::new(channel.clone());
+
+    println!(
+        "database: {}",
+        settings
+            .database_url()
+            .split('?')
+            .next()
+            .unwrap_or_default()
+    );
+    println!("setup: {} players, {} games", bench.players, bench.games);
+    let champ = reg
+        .create_championship(req(
+            &org,
+            pb::CreateChampionshipRequest {
+                preset: "xiangqi-2022".into(),
+                ..Default::default()
+            },
+        ))
+        .await?
+        .into_inner()
+        .id;
+    let t = Instant::now();
+    let mut first_player = String::new();
+    for i in 0..bench.players {
+        // Synthetic but valid passports keep registration on its real path.
+        let p = reg
+            .register_player(req(
+                &org,
+                pb::RegisterPlayerRequest {
+                    name: format!("棋手{i}"),
+                    sex: pb::Sex::Male as i32,
+                    birth_date: "1990-01-01".into(),
+                    identity: Some(pb::Identity {
+                        kind: Some(pb::identity::Kind::Passport(pb::Passport {
+                            number: format!("BN{i:08}"),
+                            nationality: "SGP".into(),
+                        })),
+                    }),
+                    phone: String::new(),
+                },
+            ))
+            .await?
+            .into_inner();
+        if i == 0 {
+            first_player = p.id.clone();
+        }
+        reg.link_account(req(
+            &partner,
+            pb::LinkAccountRequest {
+                player_id: p.id,
+                platform: "bench".into(),
+                account_id: format!("acc-{i}"),
+            },
+        ))
+        .await?;
+    }
+    println!(
+        "registered {} players in {:.1} s",
+        bench.players,
+        t.elapsed().as_secs_f64()
+    );
+    let period = q::PeriodRef {
+        championship_id: champ.clone(),
+        stage: "haixuan".into(),
+        period: 1,
+    };
+    qual.open_period(req(&org, period.clone())).await?;
+
+    // Readers: the top-100 page and one player's own row, measured while ingesting.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let mut qual = QualificationServiceClient::new(channel.clone());
+        let (org, period, stop, player) = (
+            org.clone(),
+            period.clone(),
+            stop.clone(),
+            first_player.clone(),
+        );
+        tokio::spawn(async move {
+            let (mut page, mut own) = (Vec::new(), Vec::new());
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let t = Instant::now();
+                let _ = qual
+                    .get_leaderboard(req(
+                        &org,
+                        q::LeaderboardRequest {
+                            period: Some(period.clone()),
+                            page_size: 100,
+                            ..Default::default()
+                        },
+                    ))
+                    .await;
+                page.push(t.elapsed().as_secs_f64() * 1000.0);
+                let t = Instant::now();
+                let _ = qual
+                    .get_player_row(req(
+                        &org,
+                        q::PlayerRowRequest {
+                            period: Some(period.clone()),
+                            player_id: player.clone(),
+                        },
+                    ))
+                    .await;
+                own.push(t.elapsed().as_secs_f64() * 1000.0);
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            (page, own)
+        })
+    };
+
+    let mut rng = Rng(0x5EED);
+    let t = Instant::now();
+    let (mut stored, mut refused) = (0u64, 0u64);
+    let mut n = 0;
+    while n < bench.games {
+        let size = bench.stream_size.min(bench.games - n);
+        let reports: Vec<q::GameReport> = (n..n + size)
+            .map(|i| game(&champ, i, bench.players, &mut rng))
+            .collect();
+        n += size;
+        let summary = qual
+            .report_games(req(&partner, tokio_stream::iter(reports)))
+            .await?
+            .into_inner();
+        stored += u64::from(summary.stored + summary.duplicates);
+        refused += u64::from(summary.refused);
+        if let Some(bad) = summary.outcomes.iter().find(|o| o.code != "OK") {
+            anyhow::ensure!(refused < 100, "too many refusals, e.g. {bad:?}");
+        }
+    }
+    let ingest = t.elapsed().as_secs_f64();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (mut page, mut own) = reader.await?;
+    page.sort_by(f64::total_cmp);
+    own.sort_by(f64::total_cmp);
+    println!(
+        "ingest: {stored} games acknowledged (durable) in {ingest:.1} s = {:.0} games/s ({refused} refused)",
+        stored as f64 / ingest
+    );
+    println!(
+        "leaderboard top-100 while ingesting: p50 {:.1} ms, p99 {:.1} ms ({} samples)",
+        percentile(&page, 0.5),
+        percentile(&page, 0.99),
+        page.len()
+    );
+    println!(
+        "own row while ingesting: p50 {:.1} ms, p99 {:.1} ms",
+        percentile(&own, 0.5),
+        percentile(&own, 0.99)
+    );
+    let t = Instant::now();
+    let list = qual.close_period(req(&org, period)).await?.into_inner();
+    println!(
+        "close period (cut over {} players): {:.2} s, {} advanced",
+        list.rows.len(),
+        t.elapsed().as_secs_f64(),
+        list.rows.iter().filter(|r| r.advanced).count()
+    );
+    suite.shutdown().await?;
+    let _ = std::fs::remove_dir_all(dir);
+    Ok(())
+}
