@@ -429,12 +429,13 @@ impl QualificationApi {
             .filter_map(|a| a.as_ref().ok())
             .map(|a| a.key.clone())
         {
-            if !still_open.contains_key(&key) {
-                let row = period::Entity::find_by_id((key.0.clone(), key.1.clone(), key.2 as i32))
+            if let std::collections::hash_map::Entry::Vacant(slot) = still_open.entry(key) {
+                let k = slot.key();
+                let row = period::Entity::find_by_id((k.0.clone(), k.1.clone(), k.2 as i32))
                     .lock_shared()
                     .one(&txn)
                     .await?;
-                still_open.insert(key, row.is_some_and(|p| p.open && !p.closed));
+                slot.insert(row.is_some_and(|p| p.open && !p.closed));
             }
         }
         let accepted: Vec<_> = accepted
