@@ -97,12 +97,12 @@ fn game(championship: &str, n: u32) -> q::GameReport {
     q::GameReport {
         championship_id: championship.into(),
         game_id: format!("g{n:06}"),
-        first_account: if n % 2 == 0 {
+        first_account: if n.is_multiple_of(2) {
             "acc-a".into()
         } else {
             "acc-b".into()
         },
-        second_account: if n % 2 == 0 {
+        second_account: if n.is_multiple_of(2) {
             "acc-b".into()
         } else {
             "acc-a".into()
