@@ -15,7 +15,7 @@ use axum::response::{Html, IntoResponse};
 use axum::routing::get;
 use http::HeaderMap;
 use qiwang_infra::Verifier;
-use qiwang_infra::metrics::Metrics;
+use qiwang_infra::metrics::{Metrics, REQUEST_ID, request_id_or_new};
 use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use std::time::Duration;
 use tonic::transport::{Channel, Endpoint};
@@ -78,7 +78,36 @@ pub fn router(
             metrics,
             record_request,
         ))
+        .layer(axum::middleware::from_fn(request_id))
         .with_state(AppState { schema, verifier })
+}
+
+/// Gives every HTTP request an `x-request-id` (the client's, or a new one), logs under it, passes it
+/// to the services with every call made for the request, and echoes it on the response.
+async fn request_id(
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use tracing::Instrument;
+    let id = request_id_or_new(request.headers().get(REQUEST_ID));
+    let value = http::HeaderValue::from_str(&id).ok();
+    if let Some(v) = &value {
+        request.headers_mut().insert(REQUEST_ID, v.clone());
+    }
+    let span = tracing::info_span!("http", request_id = %id, path = %request.uri().path());
+    let started = std::time::Instant::now();
+    let mut response = next.run(request).instrument(span.clone()).await;
+    span.in_scope(|| {
+        tracing::info!(
+            status = response.status().as_u16(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "served"
+        )
+    });
+    if let Some(v) = value {
+        response.headers_mut().insert(REQUEST_ID, v);
+    }
+    response
 }
 
 /// Records every HTTP request of the gateway (method = path, code = HTTP status).
@@ -103,13 +132,20 @@ async fn graphql(
     headers: HeaderMap,
     request: GraphQLRequest,
 ) -> GraphQLResponse {
+    let request_id = headers
+        .get(REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let viewer = match headers.get(http::header::AUTHORIZATION) {
         None => Viewer::Anonymous,
         Some(value) => match value
             .to_str()
             .map(|h| state.verifier.verify_header(Some(h)))
         {
-            Ok(Ok(caller)) => Viewer::Caller(caller),
+            Ok(Ok(mut caller)) => {
+                caller.request_id = request_id;
+                Viewer::Caller(caller)
+            }
             Ok(Err(e)) => Viewer::Refused(e.to_string()),
             Err(_) => Viewer::Refused("malformed authorization header".into()),
         },

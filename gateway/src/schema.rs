@@ -57,11 +57,7 @@ impl Guard for RoleGuard {
 
 /// Wraps a message in a gRPC request carrying the viewer's token.
 fn authed<T>(caller: &Caller, message: T) -> tonic::Request<T> {
-    let mut request = tonic::Request::new(message);
-    if let Ok(value) = format!("Bearer {}", caller.token).parse() {
-        request.metadata_mut().insert("authorization", value);
-    }
-    request
+    caller.forward(message)
 }
 
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug)]

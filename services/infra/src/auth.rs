@@ -93,6 +93,24 @@ pub struct Caller {
     pub platform: Option<String>,
     /// The raw bearer token, so the gateway can pass it on to the services.
     pub token: String,
+    /// The request's id (`x-request-id`), passed on with every call made on the caller's behalf.
+    pub request_id: Option<String>,
+}
+
+impl Caller {
+    /// Metadata for a call made on this caller's behalf: their token and the request id.
+    pub fn forward<T>(&self, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        if let Ok(value) = format!("Bearer {}", self.token).parse() {
+            request.metadata_mut().insert("authorization", value);
+        }
+        if let Some(id) = self.request_id.as_deref().and_then(|id| id.parse().ok()) {
+            request
+                .metadata_mut()
+                .insert(crate::metrics::REQUEST_ID, id);
+        }
+        request
+    }
 }
 
 impl Caller {
@@ -223,6 +241,7 @@ impl Verifier {
                         role: c.role,
                         platform: c.platform,
                         token: token.to_owned(),
+                        request_id: None,
                     });
                 }
                 Err(e) => {
@@ -365,7 +384,12 @@ impl tonic::service::Interceptor for AuthInterceptor {
             None => None,
         };
         match self.verifier.verify_header(header) {
-            Ok(caller) => {
+            Ok(mut caller) => {
+                caller.request_id = request
+                    .metadata()
+                    .get(crate::metrics::REQUEST_ID)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
                 request.extensions_mut().insert(caller);
                 Ok(request)
             }

@@ -300,3 +300,73 @@ mod tests {
         assert_eq!(grpc_code_name("x"), "UNKNOWN");
     }
 }
+
+/// The request-id header that ties a request's logs together across hops (gateway → service →
+/// service).
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// A tower layer for every gRPC server: takes the caller's `x-request-id` (or makes one), records
+/// it on the request's tracing span, and echoes it on the response, so a client can quote it.
+#[derive(Clone, Default)]
+pub struct RequestIdLayer;
+
+impl<S> tower::Layer<S> for RequestIdLayer {
+    type Service = RequestIdService<S>;
+    fn layer(&self, inner: S) -> Self::Service {
+        RequestIdService { inner }
+    }
+}
+
+#[derive(Clone)]
+pub struct RequestIdService<S> {
+    inner: S,
+}
+
+/// A request id from a header value, if it is a sane one (printable ASCII, at most 128 bytes);
+/// otherwise a fresh one.
+pub fn request_id_or_new(value: Option<&http::HeaderValue>) -> String {
+    value
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
+        .map(str::to_owned)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string())
+}
+
+impl<S, B, RB> tower::Service<http::Request<B>> for RequestIdService<S>
+where
+    S: tower::Service<http::Request<B>, Response = http::Response<RB>> + Send,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+    RB: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
+        use tracing::Instrument;
+        let id = request_id_or_new(request.headers().get(REQUEST_ID));
+        if let Ok(value) = http::HeaderValue::from_str(&id) {
+            request.headers_mut().insert(REQUEST_ID, value);
+        }
+        let span = tracing::info_span!("rpc", request_id = %id, path = %request.uri().path());
+        let future = {
+            let _entered = span.enter();
+            self.inner.call(request)
+        };
+        Box::pin(
+            async move {
+                let mut response = future.await?;
+                if let Ok(value) = http::HeaderValue::from_str(&id) {
+                    response.headers_mut().insert(REQUEST_ID, value);
+                }
+                Ok(response)
+            }
+            .instrument(span),
+        )
+    }
+}

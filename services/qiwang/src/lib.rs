@@ -8,7 +8,7 @@ pub mod describe;
 
 use anyhow::Context;
 use qiwang_gateway::{GatewayConfig, Services};
-use qiwang_infra::metrics::{GrpcMetricsLayer, Metrics};
+use qiwang_infra::metrics::{GrpcMetricsLayer, Metrics, RequestIdLayer};
 use qiwang_infra::{Settings, Verifier};
 use qiwang_migrations::{Migrator, MigratorTrait};
 use qiwang_proto::qualification::v1::qualification_service_server::QualificationServiceServer;
@@ -115,7 +115,7 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
             .build_v1alpha()?;
         let mut router = tonic::transport::Server::builder()
-            .trace_fn(|req| tracing::info_span!("grpc", path = %req.uri().path()))
+            .layer(RequestIdLayer)
             .layer(GrpcMetricsLayer::new(metrics.clone()))
             .add_service(health_service)
             .add_service(reflection_v1)

@@ -284,3 +284,94 @@ fn presets_check_accepts_the_five_and_rejects_a_broken_copy_precisely() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn one_request_id_ties_the_json_logs_of_gateway_and_service_together() {
+    let dir = temp_dir();
+    let mut child = qiwang()
+        .current_dir(&dir)
+        .arg("up")
+        .env("QIWANG_GRPC__LISTEN", "127.0.0.1:0")
+        .env("QIWANG_GATEWAY__LISTEN", "127.0.0.1:0")
+        .env("QIWANG_METRICS__LISTEN", "127.0.0.1:0")
+        .env("QIWANG_LOG__FORMAT", "json")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut gateway = None;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while gateway.is_none() && Instant::now() < deadline {
+        if let Ok(line) = rx.recv_timeout(Duration::from_secs(1)) {
+            gateway = line
+                .split("http://")
+                .nth(1)
+                .and_then(|r| r.split('/').next())
+                .map(str::to_owned)
+                .filter(|_| line.contains("GraphQL"));
+        }
+    }
+    let gateway = gateway.expect("gateway address in the banner");
+    let token = qiwang()
+        .current_dir(&dir)
+        .args(["token", "--role", "organizer", "--sub", "org-1"])
+        .output()
+        .expect("token");
+    let token = String::from_utf8_lossy(&token.stdout).trim().to_owned();
+    let body = serde_json::json!({
+        "query": "mutation($i: RegisterPlayerInput!) { registerPlayer(input: $i) { id } }",
+        "variables": { "i": { "name": "张三", "sex": "FEMALE", "birthDate": "1949-12-31", "residentId": "11010519491231002X" } }
+    });
+    let response = reqwest::blocking::Client::new()
+        .post(format!("http://{gateway}/graphql"))
+        .bearer_auth(&token)
+        .header("x-request-id", "e2e-req-42")
+        .json(&body)
+        .send()
+        .expect("graphql");
+    assert_eq!(
+        response
+            .headers()
+            .get("x-request-id")
+            .and_then(|v| v.to_str().ok()),
+        Some("e2e-req-42")
+    );
+    let text = response.text().expect("body");
+    assert!(text.contains("\"registerPlayer\":{\"id\""), "{text}");
+    let (mut from_gateway, mut from_service) = (false, false);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !(from_gateway && from_service) && Instant::now() < deadline {
+        let Ok(line) = rx.recv_timeout(Duration::from_millis(500)) else {
+            continue;
+        };
+        let Ok(json) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        if !line.contains("e2e-req-42") {
+            continue;
+        }
+        let target = json["target"].as_str().unwrap_or_default();
+        from_gateway |= target.starts_with("qiwang_gateway");
+        from_service |= target.starts_with("qiwang_registration");
+    }
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(dir);
+    assert!(from_gateway, "a gateway log line carries the request id");
+    assert!(
+        from_service,
+        "the registration service's log line carries the same request id"
+    );
+}

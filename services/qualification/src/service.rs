@@ -73,12 +73,9 @@ fn timestamp(t: DateTime<Utc>) -> prost_types::Timestamp {
     }
 }
 
+/// A request on the caller's behalf: their token and the request id go along.
 fn authed<T>(caller: &Caller, message: T) -> Request<T> {
-    let mut request = Request::new(message);
-    if let Ok(value) = format!("Bearer {}", caller.token).parse() {
-        request.metadata_mut().insert("authorization", value);
-    }
-    request
+    caller.forward(message)
 }
 
 fn require(caller: &Caller, roles: &[Role]) -> Result<()> {
