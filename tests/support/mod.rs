@@ -142,7 +142,8 @@ async fn fresh_database(
 /// Starts the whole suite (all services and the gateway) on `backend`, migrations applied.
 pub async fn spawn_app(backend: Backend) -> TestApp {
     if std::env::var_os("TEST_LOG").is_some() {
-        qiwang_infra::telemetry::init(&Settings::default().log);
+        // The guard is dropped at once: tests never export spans.
+        drop(qiwang_infra::telemetry::init(&Settings::default().log));
     }
     let data_dir = fresh_data_dir();
     let (url, dropper) = fresh_database(&backend, &data_dir).await;

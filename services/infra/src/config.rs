@@ -124,6 +124,8 @@ pub struct LogSettings {
     pub format: LogFormat,
     /// An `EnvFilter` directive; `RUST_LOG` overrides it.
     pub filter: String,
+    /// Export spans over OTLP (HTTP/protobuf) to this URL, e.g. `http://otel-collector:4318/v1/traces`.
+    pub otlp_endpoint: Option<String>,
 }
 
 impl Default for Settings {
@@ -159,6 +161,7 @@ impl Default for Settings {
             log: LogSettings {
                 format: LogFormat::Pretty,
                 filter: "info,sqlx=warn,sea_orm=warn,h2=warn,tower=warn,hyper=warn".into(),
+                otlp_endpoint: None,
             },
         }
     }

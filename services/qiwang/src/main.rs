@@ -116,14 +116,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         println!("{}", verifier.mint(*role, sub, platform.as_deref(), *ttl)?);
         return Ok(ExitCode::SUCCESS);
     }
-    if let Command::Bench { .. } = &cli.command {
+    let _telemetry = if let Command::Bench { .. } = &cli.command {
         // A benchmark prints figures; per-request logs would drown them (and cost time).
         let mut quiet = settings.log.clone();
         quiet.filter = "warn".into();
-        telemetry::init(&quiet);
+        telemetry::init(&quiet)
     } else {
-        telemetry::init(&settings.log);
-    }
+        telemetry::init(&settings.log)
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
