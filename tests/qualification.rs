@@ -2,7 +2,9 @@
 //! populations with known answers (RULES.md sections 3-4). SQLite, and PostgreSQL when configured.
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use qiwang_blackbox::{TestApp, backends, chinese_player, spawn_app, with_token};
+use qiwang_blackbox::{
+    TestApp, backends, chinese_player, preset_with_window, spawn_app, with_token,
+};
 use qiwang_infra::auth::Role;
 use qiwang_proto::qualification::v1 as q;
 use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
@@ -39,8 +41,10 @@ impl Setup {
         let championship = reg
             .create_championship(with_token(
                 &org,
+                // The preset as shipped, with the registration window open today: the periods
+                // keep their historical dates, so reported games are judged by the real rules.
                 pb::CreateChampionshipRequest {
-                    preset: preset.into(),
+                    preset_toml: preset_with_window(preset, -1, 1),
                     ..Default::default()
                 },
             ))
@@ -56,8 +60,33 @@ impl Setup {
         }
     }
 
-    /// Registers players and links account `acc-<name>` on the partner's platform; returns their ids.
+    /// Registers players, links account `acc-<name>` on the partner's platform and enters them in
+    /// the online qualifier (R-REG-1); returns their ids.
     async fn players(&self, names: &[String]) -> Vec<String> {
+        let ids = self.registered(names).await;
+        self.enter(&ids).await;
+        ids
+    }
+
+    /// Enters players in the online qualifier.
+    async fn enter(&self, ids: &[String]) {
+        let mut reg = self.app.registration().await;
+        for id in ids {
+            reg.enter_event(with_token(
+                &self.org,
+                pb::EnterEventRequest {
+                    championship_id: self.championship.clone(),
+                    event: "men-individual".into(),
+                    player_id: id.clone(),
+                },
+            ))
+            .await
+            .expect("enter");
+        }
+    }
+
+    /// Registers players and links their accounts, without entering them.
+    async fn registered(&self, names: &[String]) -> Vec<String> {
         let mut reg = self.app.registration().await;
         let mut ids = Vec::new();
         for (i, name) in names.iter().enumerate() {
@@ -241,6 +270,32 @@ async fn r_adv_10_xiangqi_2022_ruwei_full_tie_at_place_23_all_advance() {
         let feeders = names("f", 6);
         let all: Vec<String> = top.iter().chain(&feeders).cloned().collect();
         let ids = s.players(&all).await;
+        // 入围 period 1 takes the players 海选 period 1 advanced (R-ADV-9: 7 points): everyone
+        // draws at least 7 games there (a draw adds a point on both sides).
+        s.open("haixuan", 1).await;
+        let mut draws = Vec::new();
+        let mut t = utc(2022, 6, 1, 4, 0);
+        for round in 1..=4usize {
+            for (i, a) in all.iter().enumerate() {
+                let b = &all[(i + round) % all.len()];
+                let mut g = s.win(&format!("d{round}-{i}"), a, b, t);
+                g.result = q::Result::Draw as i32;
+                g.end_reason = q::EndReason::Normal as i32;
+                draws.push(g);
+                t += Duration::minutes(1);
+            }
+        }
+        let summary = s.report_all(draws).await;
+        assert_eq!(summary.refused, 0, "{backend}: {summary:?}");
+        let haixuan = s
+            .client()
+            .await
+            .close_period(with_token(&s.org, s.period("haixuan", 1)))
+            .await
+            .expect("close 海选")
+            .into_inner();
+        let through = haixuan.rows.iter().filter(|r| r.advanced).count();
+        assert_eq!(through, all.len(), "{backend}: everyone reached the line");
         s.open("ruwei", 1).await;
         // a01..a21 win 30-i games each (distinct); a22..a25 win 5 each (a full tie across the cut
         // at 23); a26 wins 4. Every loss goes to a feeder.
@@ -663,4 +718,51 @@ async fn organizers_only_open_and_close_periods_and_followers_see_changes() {
     tokio::time::timeout(std::time::Duration::from_secs(10), s.app.stop())
         .await
         .expect("graceful shutdown with a follower attached");
+}
+
+#[tokio::test]
+async fn r_reg_1_only_entered_players_play_the_haixuan_and_only_advanced_ones_the_ruwei() {
+    for backend in backends() {
+        let s = Setup::new(backend.clone(), "xiangqi-2022").await;
+        let ids = s
+            .registered(&["in01".to_owned(), "in02".to_owned(), "out01".to_owned()])
+            .await;
+        s.enter(&ids[..2]).await;
+        s.open("haixuan", 1).await;
+        s.open("ruwei", 1).await;
+        let mut client = s.client().await;
+        let t0 = utc(2022, 6, 2, 4, 0);
+        let field = |status: &tonic::Status| {
+            status
+                .get_details_bad_request()
+                .and_then(|b| b.field_violations.first().map(|v| v.field.clone()))
+                .unwrap_or_default()
+        };
+        client
+            .report_game(with_token(&s.partner, s.win("ok", "in01", "in02", t0)))
+            .await
+            .expect("both entered");
+        let st = client
+            .report_game(with_token(&s.partner, s.win("no", "in01", "out01", t0)))
+            .await
+            .expect_err("not entered");
+        assert_eq!(
+            (st.code(), field(&st).as_str()),
+            (Code::InvalidArgument, "second_account"),
+            "{backend}: {st:?}"
+        );
+        // 入围 period 1 runs 06-11..06-19: nobody has advanced into it yet.
+        let mut r = s.win("rw", "in01", "in02", utc(2022, 6, 12, 4, 0));
+        r.stage = "ruwei".into();
+        let st = client
+            .report_game(with_token(&s.partner, r))
+            .await
+            .expect_err("not advanced");
+        assert_eq!(
+            (st.code(), field(&st).as_str()),
+            (Code::InvalidArgument, "first_account"),
+            "{backend}: {st:?}"
+        );
+        s.app.stop().await;
+    }
 }

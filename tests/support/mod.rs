@@ -4,7 +4,6 @@
 //!
 //! Set `TEST_LOG=1` to see the suite's logs.
 
-use chrono::{Duration, Utc};
 use qiwang::{Plan, RunningSuite};
 use qiwang_infra::auth::Role;
 use qiwang_infra::config::Secret;
@@ -287,30 +286,8 @@ pub fn chinese_player(name: &str, birth: &str, seq: u32) -> pb::RegisterPlayerRe
 /// The text of official preset `name` with its registration window moved to `days_from_today`
 /// (inclusive, China time): how an organizer prepares a new season without a code change.
 pub fn preset_with_window(name: &str, opens_in_days: i64, closes_in_days: i64) -> String {
-    let text = qiwang_core_preset_text(name);
-    let today = (Utc::now() + Duration::hours(8)).date_naive();
-    let opens = today + Duration::days(opens_in_days);
-    let closes = today + Duration::days(closes_in_days);
-    let mut out = String::new();
-    for line in text.lines() {
-        if line.starts_with("opens_on") {
-            out.push_str(&format!("opens_on = \"{opens}\"\n"));
-        } else if line.starts_with("closes_on") {
-            out.push_str(&format!("closes_on = \"{closes}\"\n"));
-        } else {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out
-}
-
-fn qiwang_core_preset_text(name: &str) -> String {
-    let (_, text) = qiwang_core::preset::OFFICIAL
-        .iter()
-        .find(|(n, _)| *n == name)
-        .expect("official preset");
-    (*text).to_owned()
+    qiwang::bench::preset_with_registration_window(name, opens_in_days, closes_in_days)
+        .expect("official preset")
 }
 
 /// Creates a championship (as an organizer) from preset text; returns its id.

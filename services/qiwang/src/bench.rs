@@ -33,6 +33,39 @@ pub struct IngestBench {
     pub database_url: Option<String>,
 }
 
+/// The text of official preset `name` with only its `[registration]` window moved to
+/// `opens_in_days..=closes_in_days` from today (China time); periods and every other date stay as
+/// shipped. Benchmarks and tests use it to enter players today into a historical season.
+pub fn preset_with_registration_window(
+    name: &str,
+    opens_in_days: i64,
+    closes_in_days: i64,
+) -> anyhow::Result<String> {
+    let (_, text) = qiwang_core::preset::OFFICIAL
+        .iter()
+        .find(|(n, _)| *n == name)
+        .with_context(|| format!("no official preset {name:?}"))?;
+    let today = qiwang_core::time::china_date(Utc::now());
+    let opens = today + Duration::days(opens_in_days);
+    let closes = today + Duration::days(closes_in_days);
+    let mut out = String::new();
+    let mut in_registration = false;
+    for line in text.lines() {
+        if line.starts_with('[') {
+            in_registration = line.trim() == "[registration]";
+        }
+        if in_registration && line.starts_with("opens_on") {
+            out.push_str(&format!("opens_on = \"{opens}\"\n"));
+        } else if in_registration && line.starts_with("closes_on") {
+            out.push_str(&format!("closes_on = \"{closes}\"\n"));
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
 fn req<T>(token: &str, message: T) -> tonic::Request<T> {
     let mut r = tonic::Request::new(message);
     if let Ok(v) = format!("Bearer {token}").parse() {
@@ -160,7 +193,7 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         .create_championship(req(
             &org,
             pb::CreateChampionshipRequest {
-                preset: "xiangqi-2022".into(),
+                preset_toml: preset_with_registration_window("xiangqi-2022", -1, 1)?,
                 ..Default::default()
             },
         ))
@@ -192,6 +225,15 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         if i == 0 {
             first_player = p.id.clone();
         }
+        reg.enter_event(req(
+            &org,
+            pb::EnterEventRequest {
+                championship_id: champ.clone(),
+                event: "men-individual".into(),
+                player_id: p.id.clone(),
+            },
+        ))
+        .await?;
         reg.link_account(req(
             &partner,
             pb::LinkAccountRequest {

@@ -155,7 +155,8 @@ async fn prepare(dir: &Path, url: &str) -> String {
         .create_championship(req(
             &org,
             pb::CreateChampionshipRequest {
-                preset: "xiangqi-2022".into(),
+                preset_toml: qiwang::bench::preset_with_registration_window("xiangqi-2022", -1, 1)
+                    .expect("preset"),
                 ..Default::default()
             },
         ))
@@ -195,6 +196,16 @@ async fn prepare(dir: &Path, url: &str) -> String {
             .await
             .expect("player")
             .into_inner();
+        reg.enter_event(req(
+            &org,
+            pb::EnterEventRequest {
+                championship_id: champ.clone(),
+                event: "men-individual".into(),
+                player_id: p.id.clone(),
+            },
+        ))
+        .await
+        .expect("enter");
         reg.link_account(req(
             &partner,
             pb::LinkAccountRequest {

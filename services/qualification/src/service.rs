@@ -44,6 +44,9 @@ const BATCH: usize = 500;
 
 type PeriodKey = (String, String, u32);
 
+/// Players a stage's frozen lists advanced: (source stage, source period, player).
+type AdvancedRows = Arc<Vec<(String, u32, String)>>;
+
 /// The qualification service.
 #[derive(Clone)]
 pub struct QualificationApi {
@@ -55,6 +58,10 @@ pub struct QualificationApi {
     /// Bumped on every write to a period (key with an empty stage: the whole championship): a
     /// computation that started from an older snapshot is never cached.
     versions: Arc<Mutex<HashMap<PeriodKey, u64>>>,
+    /// (championship, player) known to have entered the online qualifier.
+    entered: Arc<Mutex<std::collections::HashSet<(String, String)>>>,
+    /// (championship, target stage) -> players the frozen lists advanced there.
+    advanced: Arc<Mutex<HashMap<(String, String), AdvancedRows>>>,
     changes: broadcast::Sender<(String, pb::Change)>,
     /// Turns true when the process shuts down: open change streams end then, so a graceful
     /// shutdown never waits on a follower.
@@ -109,6 +116,8 @@ impl QualificationApi {
             presets: Arc::default(),
             ledgers: Arc::default(),
             versions: Arc::default(),
+            entered: Arc::default(),
+            advanced: Arc::default(),
             changes,
             shutdown,
             metrics,
@@ -367,6 +376,18 @@ impl QualificationApi {
         } else {
             self.resolve(caller, &platform, accounts).await?
         };
+        // Who may play where: entered players in entry stages, advanced players in later ones.
+        let mut seats: Vec<(PeriodKey, String)> = Vec::new();
+        for (report, check) in reports.iter().zip(&checked) {
+            if let Ok((key, ..)) = check {
+                for account in [&report.first_account, &report.second_account] {
+                    if let Some(player) = players.get(account) {
+                        seats.push((key.clone(), player.clone()));
+                    }
+                }
+            }
+        }
+        let eligible = self.eligible(caller, &presets, &seats).await?;
         let now = Utc::now();
         let mut accepted: Vec<std::result::Result<Accepted, QualificationError>> =
             Vec::with_capacity(reports.len());
@@ -395,6 +416,14 @@ impl QualificationApi {
                         "second_account",
                         "both accounts belong to the same player",
                     ));
+                }
+                for (field, player) in [("first_account", first), ("second_account", second)] {
+                    if !eligible.contains(&(key.clone(), player.clone())) {
+                        return Err(invalid(
+                            field,
+                            format!("player {player} may not play in {} period {}: not entered, or not advanced to it", key.1, key.2),
+                        ));
+                    }
                 }
                 let bytes = report.encode_to_vec();
                 Ok(Accepted {
@@ -527,6 +556,96 @@ impl QualificationApi {
             self.metrics.count("qiwang_games_ingested_total", kind, 1);
         }
         Ok(outcomes)
+    }
+
+    /// Which (period, player) seats are allowed (R-REG-1, R-ADV): in a stage no other stage advances
+    /// into (the 海选), players who entered the championship's online qualifier; in a later stage,
+    /// players the frozen advancement lists sent there, from the period of the same number when
+    /// both stages have as many periods (xiangqi-2022: 海选 P1 → 入围 P1), else from any period.
+    async fn eligible(
+        &self,
+        caller: &Caller,
+        presets: &HashMap<String, Arc<Preset>>,
+        seats: &[(PeriodKey, String)],
+    ) -> Result<std::collections::HashSet<(PeriodKey, String)>> {
+        let mut ok = std::collections::HashSet::new();
+        let mut ask: HashMap<String, Vec<String>> = HashMap::new();
+        let mut entry_seats = Vec::new();
+        for (key, player) in seats {
+            let Some(preset) = presets.get(&key.0) else {
+                continue;
+            };
+            if is_entry_stage(preset, &key.1) {
+                if !lock(&self.entered).contains(&(key.0.clone(), player.clone())) {
+                    ask.entry(key.0.clone()).or_default().push(player.clone());
+                }
+                entry_seats.push((key, player));
+                continue;
+            }
+            let rows = self.advanced_into(&key.0, &key.1).await?;
+            let target = preset.stage(&key.1).map(|s| s.periods.len()).unwrap_or(0);
+            let fits = rows.iter().any(|(stage, period, p)| {
+                let source = preset.stage(stage).map(|s| s.periods.len()).unwrap_or(0);
+                p == player && (source != target || target == 0 || *period == key.2)
+            });
+            if fits {
+                ok.insert((key.clone(), player.clone()));
+            }
+        }
+        for (championship, mut players) in ask {
+            players.sort();
+            players.dedup();
+            let entered = self
+                .registration
+                .clone()
+                .list_entered_players(authed(
+                    caller,
+                    reg::ListEnteredPlayersRequest {
+                        championship_id: championship.clone(),
+                        player_ids: players,
+                    },
+                ))
+                .await
+                .map_err(|status| QualificationError::Upstream {
+                    context: "checking entries",
+                    status,
+                })?
+                .into_inner()
+                .player_ids;
+            // Entries are never withdrawn, so a positive answer is cached; a negative one is asked again.
+            let mut cache = lock(&self.entered);
+            for p in entered {
+                cache.insert((championship.clone(), p));
+            }
+        }
+        let cache = lock(&self.entered);
+        for (key, player) in entry_seats {
+            if cache.contains(&(key.0.clone(), player.clone())) {
+                ok.insert((key.clone(), player.clone()));
+            }
+        }
+        Ok(ok)
+    }
+
+    /// The players advanced into `stage` by closed periods: (source stage, source period, player).
+    /// Frozen lists only grow when a period closes, which drops this cache.
+    async fn advanced_into(&self, championship: &str, stage: &str) -> Result<AdvancedRows> {
+        let key = (championship.to_owned(), stage.to_owned());
+        if let Some(rows) = lock(&self.advanced).get(&key) {
+            return Ok(rows.clone());
+        }
+        let rows: Vec<(String, u32, String)> = advancement::Entity::find()
+            .filter(advancement::Column::ChampionshipId.eq(championship))
+            .filter(advancement::Column::ToStage.eq(stage))
+            .filter(advancement::Column::Advanced.eq(true))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|r| (r.stage, r.period as u32, r.player_id))
+            .collect();
+        let rows = Arc::new(rows);
+        lock(&self.advanced).insert(key, rows.clone());
+        Ok(rows)
     }
 
     /// The period's standings, computed by the core from every stored game (cached until a write).
@@ -882,6 +1001,7 @@ impl QualificationApi {
             .await?;
         }
         txn.commit().await?;
+        lock(&self.advanced).retain(|k, _| k.0 != key.0);
         let list = self.stored_advancement(&key).await?;
         for row in &list.rows {
             let _ = self.changes.send((
@@ -1136,6 +1256,15 @@ fn locate<'p>(
             ))
         }
     }
+}
+
+/// A stage that no other stage advances into takes its players from entries (the 海选).
+fn is_entry_stage(preset: &Preset, stage: &str) -> bool {
+    !preset.stages.iter().any(|s| {
+        s.advance
+            .as_ref()
+            .is_some_and(|a| a.to == stage || a.repechage.as_deref() == Some(stage))
+    })
 }
 
 fn online_stage<'p>(preset: &'p Preset, key: &PeriodKey) -> Result<&'p Stage> {

@@ -668,6 +668,37 @@ impl RegistrationApi {
         self.player_view(&row, &caller).await
     }
 
+    async fn entered_players_impl(
+        &self,
+        caller: Caller,
+        req: pb::ListEnteredPlayersRequest,
+    ) -> Result<pb::ListEnteredPlayersResponse> {
+        require(&caller, &[Role::Organizer, Role::Referee, Role::Partner])?;
+        if req.player_ids.len() > 10_000 {
+            return Err(invalid("player_ids", "at most 10,000 per call"));
+        }
+        let (_, preset) = self.championship(&req.championship_id).await?;
+        let online: Vec<String> = preset
+            .events
+            .iter()
+            .filter(|e| e.online_qualifier)
+            .map(|e| e.code.clone())
+            .collect();
+        let mut entered = std::collections::BTreeSet::new();
+        for chunk in req.player_ids.chunks(1_000) {
+            let rows = entry::Entity::find()
+                .filter(entry::Column::ChampionshipId.eq(&req.championship_id))
+                .filter(entry::Column::Event.is_in(online.clone()))
+                .filter(entry::Column::PlayerId.is_in(chunk.iter().cloned()))
+                .all(&self.db)
+                .await?;
+            entered.extend(rows.into_iter().map(|r| r.player_id));
+        }
+        Ok(pb::ListEnteredPlayersResponse {
+            player_ids: entered.into_iter().collect(),
+        })
+    }
+
     async fn resolve_accounts_impl(
         &self,
         caller: Caller,
@@ -1063,6 +1094,17 @@ impl RegistrationService for RegistrationApi {
         let caller = auth::caller(&request)?;
         reply(
             self.resolve_accounts_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn list_entered_players(
+        &self,
+        request: Request<pb::ListEnteredPlayersRequest>,
+    ) -> Reply<pb::ListEnteredPlayersResponse> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.entered_players_impl(caller, request.into_inner())
                 .await,
         )
     }
