@@ -70,13 +70,18 @@ impl Setup {
 
     /// Enters players in the online qualifier.
     async fn enter(&self, ids: &[String]) {
+        self.enter_into(ids, "men-individual").await;
+    }
+
+    /// Enters players in one online-qualifier event.
+    async fn enter_into(&self, ids: &[String], event: &str) {
         let mut reg = self.app.registration().await;
         for id in ids {
             reg.enter_event(with_token(
                 &self.org,
                 pb::EnterEventRequest {
                     championship_id: self.championship.clone(),
-                    event: "men-individual".into(),
+                    event: event.into(),
                     player_id: id.clone(),
                 },
             ))
@@ -763,6 +768,87 @@ async fn r_reg_1_only_entered_players_play_the_haixuan_and_only_advanced_ones_th
             (Code::InvalidArgument, "first_account"),
             "{backend}: {st:?}"
         );
+        s.app.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn r_adv_11_go_2025_cuts_the_open_and_youth_groups_separately() {
+    for backend in backends() {
+        let s = Setup::new(backend.clone(), "go-2025").await;
+        let adults = s.registered(&names("o", 3)).await;
+        s.enter(&adults).await;
+        // Juniors (少年组, born 2011-09-01..2019-08-31) play in the youth group.
+        let mut reg = s.app.registration().await;
+        let mut juniors = Vec::new();
+        for (i, name) in ["y01", "y02"].iter().enumerate() {
+            let p = reg
+                .register_player(with_token(
+                    &s.org,
+                    chinese_player(name, "20120315", 301 + 2 * i as u32),
+                ))
+                .await
+                .expect("junior")
+                .into_inner();
+            reg.link_account(with_token(
+                &s.partner,
+                pb::LinkAccountRequest {
+                    player_id: p.id.clone(),
+                    platform: "yizhan".into(),
+                    account_id: format!("acc-{name}"),
+                },
+            ))
+            .await
+            .expect("link");
+            juniors.push(p.id);
+        }
+        s.enter_into(&juniors, "junior").await;
+        s.open("haixuan", 1).await;
+        // 2025-05-10, 12:00 China time.
+        let t0 = utc(2025, 5, 10, 4, 0);
+        let summary = s
+            .report_all(vec![
+                s.win("o1", "o01", "o02", t0),
+                s.win("o2", "o02", "o03", t0 + Duration::hours(1)),
+                s.win("y1", "y01", "y02", t0 + Duration::hours(2)),
+            ])
+            .await;
+        assert_eq!(summary.refused, 0, "{backend}: {summary:?}");
+        let list = s
+            .client()
+            .await
+            .close_period(with_token(&s.org, s.period("haixuan", 1)))
+            .await
+            .expect("close")
+            .into_inner();
+        for id in &adults {
+            let row = list
+                .rows
+                .iter()
+                .find(|r| &r.player_id == id)
+                .expect("adult row");
+            assert!(
+                row.reason.starts_with("[open]"),
+                "{backend}: {}",
+                row.reason
+            );
+            assert!(
+                row.advanced,
+                "{backend}: a field smaller than 38 advances whole"
+            );
+        }
+        for id in &juniors {
+            let row = list
+                .rows
+                .iter()
+                .find(|r| &r.player_id == id)
+                .expect("junior row");
+            assert!(
+                row.reason.starts_with("[youth]"),
+                "{backend}: {}",
+                row.reason
+            );
+        }
         s.app.stop().await;
     }
 }

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use prost::Message;
-use qiwang_core::advancement::{Candidate, CutReason, CutRow, Decider, Selection, cut};
+use qiwang_core::advancement::{Candidate, CutReason, CutRow, Decider, PointsRule, Selection, cut};
 use qiwang_core::lottery::{hex, sha256};
 use qiwang_core::preset::{self, Preset};
 use qiwang_core::scoring::{OnlineRules, PeriodDays, PlayTime, judge_play_time, score_game};
@@ -923,16 +923,9 @@ impl QualificationApi {
                 format!("stage {} has no advancement rule", stage.code),
             )
         })?;
-        let rule = match &advance.selection {
-            Selection::Points(_) | Selection::Repechage(_) => {
-                advance.rule(None).ok_or_else(|| {
-                    precondition(
-                        "GROUPS_NOT_SUPPORTED",
-                        "stage",
-                        "this stage cuts by group (open/youth); group cuts are not available yet",
-                    )
-                })?
-            }
+        // What to cut: the whole field, or each group of the players who entered its events
+        // (go-2025: open group top 38, youth group top 30 per period, R-ADV-11).
+        let groups: Vec<(Option<String>, PointsRule, Vec<String>)> = match &advance.selection {
             Selection::Knockout => {
                 return Err(precondition(
                     "KNOCKOUT_STAGE",
@@ -940,6 +933,26 @@ impl QualificationApi {
                     "a knockout stage advances by rounds, not by a period cut",
                 ));
             }
+            _ if advance.groups.is_empty() => {
+                let rule = advance.rule(None).ok_or_else(|| {
+                    precondition("NO_RULE", "stage", "the stage has no points rule")
+                })?;
+                vec![(None, rule, Vec::new())]
+            }
+            _ => advance
+                .groups
+                .iter()
+                .map(|g| {
+                    let rule = advance.rule(Some(&g.code)).ok_or_else(|| {
+                        precondition(
+                            "NO_RULE",
+                            "stage",
+                            format!("group {} has no points rule", g.code),
+                        )
+                    })?;
+                    Ok((Some(g.code.clone()), rule, g.events.clone()))
+                })
+                .collect::<Result<_>>()?,
         };
         // Stop ingest first (reports for a closed period are refused, also inside the ingest
         // transaction), then cut from a fresh computation: no stored game is missing from the cut.
@@ -961,26 +974,73 @@ impl QualificationApi {
             .into_iter()
             .map(|c| c.player_id)
             .collect();
-        let candidates: Vec<Candidate> = ledger
-            .standings()
-            .into_iter()
-            .map(|row| Candidate {
-                counted_games: row.counted_games(),
-                total_game_secs: u64::try_from(row.game_time_ms / 1000).unwrap_or(0),
-                reached_line_at: rule.min_points.and_then(|line| row.reached_at(line)),
-                excluded: row.eliminated || cancelled.contains(&row.player),
-                points: row.points,
-                wins: row.wins,
-                player: row.player,
-            })
-            .collect();
-        let decided = cut(&rule, &candidates)
-            .map_err(|e| precondition("CUT_FAILED", "period", e.to_string()))?;
+        let standings = ledger.standings();
+        // A player is ranked in the first group (preset order) whose events they entered.
+        let group_of: HashMap<String, usize> = if groups.len() > 1 || groups[0].0.is_some() {
+            let players: Vec<String> = standings.iter().map(|r| r.player.clone()).collect();
+            let mut entries: HashMap<String, Vec<String>> = HashMap::new();
+            for chunk in players.chunks(10_000) {
+                let response = self
+                    .registration
+                    .clone()
+                    .list_entered_players(authed(
+                        &caller,
+                        reg::ListEnteredPlayersRequest {
+                            championship_id: key.0.clone(),
+                            player_ids: chunk.to_vec(),
+                        },
+                    ))
+                    .await
+                    .map_err(|status| QualificationError::Upstream {
+                        context: "reading entries",
+                        status,
+                    })?
+                    .into_inner();
+                for e in response.entries {
+                    entries.insert(e.player_id, e.events);
+                }
+            }
+            players
+                .into_iter()
+                .filter_map(|p| {
+                    let events = entries.get(&p)?;
+                    let g = groups
+                        .iter()
+                        .position(|(_, _, ev)| ev.iter().any(|e| events.contains(e)))?;
+                    Some((p, g))
+                })
+                .collect()
+        } else {
+            standings.iter().map(|r| (r.player.clone(), 0)).collect()
+        };
+        let mut decided_rows: Vec<(Option<String>, u32, CutRow)> = Vec::new();
+        for (g, (label, rule, _)) in groups.iter().enumerate() {
+            let candidates: Vec<Candidate> = standings
+                .iter()
+                .filter(|row| group_of.get(&row.player) == Some(&g))
+                .map(|row| Candidate {
+                    counted_games: row.counted_games(),
+                    total_game_secs: u64::try_from(row.game_time_ms / 1000).unwrap_or(0),
+                    reached_line_at: rule.min_points.and_then(|line| row.reached_at(line)),
+                    excluded: row.eliminated || cancelled.contains(&row.player),
+                    points: row.points,
+                    wins: row.wins,
+                    player: row.player.clone(),
+                })
+                .collect();
+            let decided = cut(rule, &candidates)
+                .map_err(|e| precondition("CUT_FAILED", "period", e.to_string()))?;
+            let places = decided.places.unwrap_or(0);
+            decided_rows.extend(decided.rows.into_iter().map(|r| (label.clone(), places, r)));
+        }
         let now = Utc::now();
-        let places = decided.places.unwrap_or(0);
         let txn = self.db.begin().await?;
-        for row in &decided.rows {
+        for (label, places, row) in &decided_rows {
             let (code, reason) = describe(row);
+            let reason = match label {
+                Some(group) => format!("[{group}] {reason}"),
+                None => reason,
+            };
             advancement::Entity::insert(advancement::ActiveModel {
                 championship_id: Set(key.0.clone()),
                 stage: Set(key.1.clone()),
@@ -994,7 +1054,7 @@ impl QualificationApi {
                 reason: Set(reason),
                 reason_code: Set(code.to_owned()),
                 to_stage: Set(advance.to.clone()),
-                places: Set(places as i32),
+                places: Set(*places as i32),
                 decided_at: Set(now),
             })
             .exec(&txn)

@@ -684,7 +684,8 @@ impl RegistrationApi {
             .filter(|e| e.online_qualifier)
             .map(|e| e.code.clone())
             .collect();
-        let mut entered = std::collections::BTreeSet::new();
+        let mut entered: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+            std::collections::BTreeMap::new();
         for chunk in req.player_ids.chunks(1_000) {
             let rows = entry::Entity::find()
                 .filter(entry::Column::ChampionshipId.eq(&req.championship_id))
@@ -692,10 +693,19 @@ impl RegistrationApi {
                 .filter(entry::Column::PlayerId.is_in(chunk.iter().cloned()))
                 .all(&self.db)
                 .await?;
-            entered.extend(rows.into_iter().map(|r| r.player_id));
+            for row in rows {
+                entered.entry(row.player_id).or_default().insert(row.event);
+            }
         }
         Ok(pb::ListEnteredPlayersResponse {
-            player_ids: entered.into_iter().collect(),
+            player_ids: entered.keys().cloned().collect(),
+            entries: entered
+                .into_iter()
+                .map(|(player_id, events)| pb::EnteredPlayer {
+                    player_id,
+                    events: events.into_iter().collect(),
+                })
+                .collect(),
         })
     }
 
