@@ -169,26 +169,10 @@ impl Metrics {
 
 /// The gRPC code name of a `grpc-status` header value.
 fn grpc_code_name(value: &str) -> &'static str {
-    match value {
-        "0" => "OK",
-        "1" => "CANCELLED",
-        "2" => "UNKNOWN",
-        "3" => "INVALID_ARGUMENT",
-        "4" => "DEADLINE_EXCEEDED",
-        "5" => "NOT_FOUND",
-        "6" => "ALREADY_EXISTS",
-        "7" => "PERMISSION_DENIED",
-        "8" => "RESOURCE_EXHAUSTED",
-        "9" => "FAILED_PRECONDITION",
-        "10" => "ABORTED",
-        "11" => "OUT_OF_RANGE",
-        "12" => "UNIMPLEMENTED",
-        "13" => "INTERNAL",
-        "14" => "UNAVAILABLE",
-        "15" => "DATA_LOSS",
-        "16" => "UNAUTHENTICATED",
-        _ => "UNKNOWN",
-    }
+    value
+        .parse::<i32>()
+        .map(|n| crate::status::code_name(tonic::Code::from_i32(n)))
+        .unwrap_or("UNKNOWN")
 }
 
 /// A tower layer recording every gRPC call: method (the HTTP/2 path) and code (the `grpc-status`

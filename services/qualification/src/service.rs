@@ -15,6 +15,7 @@ use qiwang_core::standings::{
 use qiwang_core::time::china_date;
 use qiwang_infra::auth::{self, AuthInterceptor, Caller, Role, Verifier};
 use qiwang_infra::metrics::Metrics;
+use qiwang_infra::status::code_name;
 use qiwang_proto::qualification::v1 as pb;
 use qiwang_proto::qualification::v1::qualification_service_server::{
     QualificationService, QualificationServiceServer,
@@ -1626,20 +1627,5 @@ impl QualificationService for QualificationApi {
         });
         let stream = tokio_stream::wrappers::ReceiverStream::new(rx);
         Ok(Response::new(Box::pin(stream)))
-    }
-}
-
-fn code_name(code: tonic::Code) -> &'static str {
-    use tonic::Code::*;
-    match code {
-        Ok => "OK",
-        InvalidArgument => "INVALID_ARGUMENT",
-        AlreadyExists => "ALREADY_EXISTS",
-        NotFound => "NOT_FOUND",
-        PermissionDenied => "PERMISSION_DENIED",
-        FailedPrecondition => "FAILED_PRECONDITION",
-        Unauthenticated => "UNAUTHENTICATED",
-        Unavailable => "UNAVAILABLE",
-        _ => "INTERNAL",
     }
 }
