@@ -11,6 +11,7 @@ pub mod finals;
 pub mod grade;
 pub mod identity;
 pub mod knockout;
+pub mod live;
 pub mod lottery;
 pub mod nationality;
 pub mod pairs;
