@@ -17,7 +17,9 @@
 //! as `String`, and every malformed input is a typed error (with line and column for TRF), never a
 //! panic.
 
+pub mod cli;
 pub mod colour;
+pub mod dutch;
 pub mod points;
 pub mod tiebreak;
 pub mod tournament;

@@ -1,0 +1,730 @@
+//! The bracket-by-bracket pairing procedure of C.04.3 Art. 3, with every criterion of Art. 2
+//! encoded as one "digit" of a matching weight (highest criterion in the highest digit), so a
+//! maximum-weight matching over the players still to pair is the best pairing of the current
+//! bracket that still lets every lower player be paired (C4).
+
+use std::collections::HashSet;
+
+use super::matching::{Edge, max_weight_matching};
+use super::state::{Float, PlayerState, Strength};
+use super::wide::Wide;
+use crate::colour::Mover;
+use crate::points::HalfPoints;
+
+/// Why the engine could not pair a round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EngineError {
+    /// No pairing satisfies the absolute criteria C1-C3 (with at most one eligible bye).
+    NoValidPairing,
+}
+
+/// The players to pair, ranked (score, then TPN: Art. 1.2), and the fixed rules of the round.
+pub struct Engine {
+    pub players: Vec<PlayerState>,
+    pub forbidden: HashSet<(u32, u32)>,
+    pub initial: Mover,
+    /// Distinct scores, descending.
+    levels: Vec<HalfPoints>,
+}
+
+/// Result: pairs as (higher-ranked index, lower-ranked index), and the bye's index.
+pub struct RawPairing {
+    pub pairs: Vec<(usize, usize)>,
+    pub bye: Option<usize>,
+}
+
+const BYE_SENTINEL: usize = usize::MAX;
+
+/// The weight layout of one bracket: tier offsets (bit positions), highest criterion first.
+struct Layout {
+    offsets: Vec<Option<u32>>,
+}
+
+impl Layout {
+    /// `bounds[t]` is the largest value one edge contributes to tier `t`; `edges` the most
+    /// edges a matching holds. Tiers that do not fit into [`Wide::BITS`] are dropped, lowest first.
+    fn new(bounds: &[u64], edges: u64) -> Layout {
+        let widths: Vec<u32> = bounds
+            .iter()
+            .map(|&b| {
+                let max = b.saturating_mul(edges.max(1)).saturating_add(1);
+                64 - max.leading_zeros()
+            })
+            .collect();
+        let mut offsets = vec![None; bounds.len()];
+        let total: u32 = widths.iter().sum();
+        // Drop lowest tiers until it fits.
+        let mut keep = bounds.len();
+        let mut used = total;
+        while used > Wide::BITS && keep > 0 {
+            keep -= 1;
+            used -= widths[keep];
+        }
+        let mut offset = 0u32;
+        for t in (0..keep).rev() {
+            offsets[t] = Some(offset);
+            offset += widths[t];
+        }
+        Layout { offsets }
+    }
+
+    fn add(&self, w: &mut Wide, tier: usize, value: u64) {
+        if value == 0 {
+            return;
+        }
+        if let Some(Some(off)) = self.offsets.get(tier) {
+            *w += Wide::from_u64(value).shl(*off);
+        }
+    }
+}
+
+/// The tiers of one bracket (indices into the layout).
+struct Tiers {
+    card: usize,
+    c5: usize,
+    c6: usize,
+    c7: usize, // + level
+    c8_pairs: usize,
+    c8: usize, // + level
+    c9: usize,
+    c10: usize,
+    c11: usize,
+    c12: usize,
+    c13: usize,
+    c14: usize,
+    c15: usize,
+    c16: usize,
+    c17: usize,
+    c18: usize, // + diff level, then c19, c20, c21 blocks
+    diff_levels: usize,
+    count: usize,
+}
+
+impl Engine {
+    pub fn new(
+        mut players: Vec<PlayerState>,
+        forbidden: HashSet<(u32, u32)>,
+        initial: Mover,
+    ) -> Engine {
+        players.sort_by(|a, b| b.score.cmp(&a.score).then(a.tpn.cmp(&b.tpn)));
+        let mut levels: Vec<HalfPoints> = players.iter().map(|p| p.score).collect();
+        levels.dedup();
+        Engine {
+            players,
+            forbidden,
+            initial,
+            levels,
+        }
+    }
+
+    /// C1 (no second game; forbidden pairs) and C3 (non-topscorers with the same absolute colour
+    /// preference do not meet).
+    pub fn compatible(&self, a: usize, b: usize) -> bool {
+        let (pa, pb) = (&self.players[a], &self.players[b]);
+        if pa.met.contains(&pb.tpn) {
+            return false;
+        }
+        let key = (pa.tpn.min(pb.tpn), pa.tpn.max(pb.tpn));
+        if self.forbidden.contains(&key) {
+            return false;
+        }
+        if pa.strength == Strength::Absolute
+            && pb.strength == Strength::Absolute
+            && pa.preference == pb.preference
+            && !(pa.topscorer || pb.topscorer)
+        {
+            return false;
+        }
+        true
+    }
+
+    /// The colour of `a` when `a` (higher ranked) meets `b`: C.04.3 Art. 5.2.
+    pub fn colour_of_higher(&self, a: usize, b: usize) -> Mover {
+        let (pa, pb) = (&self.players[a], &self.players[b]);
+        match (pa.preference, pb.preference) {
+            // 5.2.1: grant both preferences.
+            (Some(x), Some(y)) if x != y => return x,
+            (Some(x), None) => return x,
+            (None, Some(y)) => return y.other(),
+            (Some(x), Some(_)) => {
+                // 5.2.2: the stronger preference; both absolute: the wider colour difference.
+                if pa.strength != pb.strength {
+                    return if pa.strength > pb.strength {
+                        x
+                    } else {
+                        x.other()
+                    };
+                }
+                if pa.strength == Strength::Absolute && pa.difference.abs() != pb.difference.abs() {
+                    return if pa.difference.abs() > pb.difference.abs() {
+                        x
+                    } else {
+                        x.other()
+                    };
+                }
+                // 5.2.3: alternate to the most recent round in which they had different colours.
+                if let Some(c) = self.alternate(a, b) {
+                    return c;
+                }
+                // 5.2.4: the higher ranked player's preference.
+                return x;
+            }
+            (None, None) => {}
+        }
+        if let Some(c) = self.alternate(a, b) {
+            return c;
+        }
+        // 5.2.5: the higher ranked player gets the initial colour if its TPN is odd (counted,
+        // as bbpPairings does, among the players paired in the round).
+        let rank = self.players.iter().filter(|p| p.tpn <= pa.tpn).count();
+        if rank % 2 == 1 {
+            self.initial
+        } else {
+            self.initial.other()
+        }
+    }
+
+    fn alternate(&self, a: usize, b: usize) -> Option<Mover> {
+        let (ca, cb) = (&self.players[a].colours, &self.players[b].colours);
+        let (mut i, mut j) = (ca.len(), cb.len());
+        while i > 0 && j > 0 {
+            i -= 1;
+            j -= 1;
+            if ca[i].1 != cb[j].1 {
+                return Some(ca[i].1.other());
+            }
+        }
+        None
+    }
+
+    /// C10-C13 counts for the pair (a higher ranked): [c10, c11, c12, c13].
+    fn colour_violations(&self, a: usize, b: usize) -> [u64; 4] {
+        let ca = self.colour_of_higher(a, b);
+        let mut v = [0u64; 4];
+        let top = self.players[a].topscorer || self.players[b].topscorer;
+        for (p, c) in [(a, ca), (b, ca.other())] {
+            let ps = &self.players[p];
+            if top && ps.difference_after(c).abs() > 2 {
+                v[0] += 1;
+            }
+            if top && ps.third_in_row(c) {
+                v[1] += 1;
+            }
+            if let Some(pref) = ps.preference
+                && pref != c
+            {
+                v[2] += 1;
+                if ps.strength >= Strength::Strong {
+                    v[3] += 1;
+                }
+            }
+        }
+        v
+    }
+
+    fn level(&self, s: HalfPoints) -> usize {
+        // 0 = highest score.
+        self.levels.iter().position(|&l| l == s).unwrap_or(0)
+    }
+
+    /// Pairs the whole round.
+    pub fn run(&self) -> Result<RawPairing, EngineError> {
+        let n = self.players.len();
+        let bye_eligible = |i: usize| !self.players[i].bye_ineligible;
+        // C4 for the round as a whole: some complete pairing must exist.
+        {
+            let all: Vec<usize> = (0..n).collect();
+            let (edges, nv) = self.plain_graph(&all, &bye_eligible);
+            let m = max_weight_matching(nv, &edges);
+            if m.iter().take(nv).any(|x| x.is_none()) {
+                return Err(EngineError::NoValidPairing);
+            }
+        }
+        let mut remaining: Vec<usize> = (0..n).collect();
+        let mut mdps: Vec<usize> = Vec::new();
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        let mut bye = None;
+        while !remaining.is_empty() {
+            // The bracket: MDPs and the highest remaining scoregroup.
+            let resident_score = remaining
+                .iter()
+                .filter(|i| !mdps.contains(i))
+                .map(|&i| self.players[i].score)
+                .max();
+            let Some(s0) = resident_score else {
+                // Only MDPs are left (cannot happen with a complete pairing); pair them as a bracket.
+                break;
+            };
+            let residents: Vec<usize> = remaining
+                .iter()
+                .copied()
+                .filter(|i| !mdps.contains(i) && self.players[*i].score == s0)
+                .collect();
+            let mut bracket: Vec<usize> = mdps.clone();
+            bracket.extend(residents.iter().copied());
+            bracket.sort_unstable();
+            let next: Vec<usize> = {
+                let s1 = remaining
+                    .iter()
+                    .filter(|i| !bracket.contains(i))
+                    .map(|&i| self.players[i].score)
+                    .max();
+                remaining
+                    .iter()
+                    .copied()
+                    .filter(|i| Some(self.players[*i].score) == s1 && !bracket.contains(i))
+                    .collect()
+            };
+            let rest_empty = remaining.len() == bracket.len();
+            let (fixed, unpaired) = self.pair_bracket(
+                &remaining,
+                &bracket,
+                &mdps,
+                s0,
+                &next,
+                rest_empty,
+                &bye_eligible,
+            )?;
+            for &(a, b) in &fixed {
+                pairs.push((a.min(b), a.max(b)));
+            }
+            remaining.retain(|i| !fixed.iter().any(|&(a, b)| a == *i || b == *i));
+            if rest_empty {
+                match unpaired.as_slice() {
+                    [] => {}
+                    [one] => {
+                        bye = Some(*one);
+                        remaining.retain(|i| i != one);
+                    }
+                    _ => return Err(EngineError::NoValidPairing),
+                }
+                break;
+            }
+            mdps = unpaired;
+        }
+        if !remaining.is_empty() {
+            return Err(EngineError::NoValidPairing);
+        }
+        Ok(RawPairing { pairs, bye })
+    }
+
+    /// Cardinality-only graph over `set` (plus a bye vertex when odd).
+    fn plain_graph(
+        &self,
+        set: &[usize],
+        bye_eligible: &dyn Fn(usize) -> bool,
+    ) -> (Vec<Edge>, usize) {
+        let mut edges = Vec::new();
+        for (x, &a) in set.iter().enumerate() {
+            for (y, &b) in set.iter().enumerate().skip(x + 1) {
+                if self.compatible(a, b) {
+                    edges.push((x, y, Wide::from_u64(1)));
+                }
+            }
+        }
+        let mut nv = set.len();
+        if set.len() % 2 == 1 {
+            for (x, &a) in set.iter().enumerate() {
+                if bye_eligible(a) {
+                    edges.push((x, nv, Wide::from_u64(1)));
+                }
+            }
+            nv += 1;
+        }
+        (edges, nv)
+    }
+
+    /// Pairs one bracket: returns its pairs and its unpaired players (downfloaters, or the
+    /// bye when it is the last bracket).
+    #[allow(clippy::too_many_arguments)]
+    fn pair_bracket(
+        &self,
+        remaining: &[usize],
+        bracket: &[usize],
+        mdps: &[usize],
+        s0: HalfPoints,
+        next: &[usize],
+        last: bool,
+        bye_eligible: &dyn Fn(usize) -> bool,
+    ) -> Result<(Vec<(usize, usize)>, Vec<usize>), EngineError> {
+        let nrem = remaining.len();
+        let odd = nrem % 2 == 1;
+        let nv = nrem + usize::from(odd);
+        let bye_v = if odd { nrem } else { usize::MAX };
+        let in_bracket: Vec<bool> = remaining.iter().map(|i| bracket.contains(i)).collect();
+        let in_next: Vec<bool> = remaining.iter().map(|i| next.contains(i)).collect();
+        let is_mdp: Vec<bool> = remaining.iter().map(|i| mdps.contains(i)).collect();
+
+        // Score levels inside the bracket (for C7), and of the next bracket (for C8).
+        let mut b_levels: Vec<HalfPoints> =
+            bracket.iter().map(|&i| self.players[i].score).collect();
+        b_levels.sort_unstable_by(|a, b| b.cmp(a));
+        b_levels.dedup();
+        let mut n_levels = b_levels.clone();
+        if let Some(&f) = next.first() {
+            n_levels.push(self.players[f].score);
+        }
+        let mut diffs: Vec<u32> = Vec::new();
+        for &x in &b_levels {
+            for &y in &b_levels {
+                if x > y {
+                    diffs.push(x.0 - y.0);
+                }
+            }
+        }
+        diffs.sort_unstable_by(|a, b| b.cmp(a));
+        diffs.dedup();
+        let max_unplayed = remaining
+            .iter()
+            .map(|&i| u64::from(self.players[i].unplayed))
+            .max()
+            .unwrap_or(0);
+
+        // Tier layout.
+        let mut bounds: Vec<u64> = Vec::new();
+        let mut push = |b: u64| {
+            bounds.push(b);
+            bounds.len() - 1
+        };
+        let card = push(1);
+        let c5 = push(self.levels.len() as u64);
+        let c6 = push(1);
+        let c7 = push(2);
+        for _ in 1..b_levels.len() {
+            push(2);
+        }
+        let c8_pairs = push(1);
+        let c8 = push(2);
+        for _ in 1..n_levels.len() {
+            push(2);
+        }
+        let c9 = push(max_unplayed);
+        let c10 = push(2);
+        let c11 = push(2);
+        let c12 = push(2);
+        let c13 = push(2);
+        let c14 = push(2);
+        let c15 = push(2);
+        let c16 = push(2);
+        let c17 = push(2);
+        let c18 = push(2);
+        for _ in 1..(4 * diffs.len().max(1)) {
+            push(2);
+        }
+        // Art. 4 (exchanges in the remainder): most S1 players kept in S1, then the smallest
+        // sum of the BSNs of the new S1.
+        let ex_keep = push(1);
+        let ex_sum = push(bracket.len() as u64 + 1);
+        let tiers = Tiers {
+            card,
+            c5,
+            c6,
+            c7,
+            c8_pairs,
+            c8,
+            c9,
+            c10,
+            c11,
+            c12,
+            c13,
+            c14,
+            c15,
+            c16,
+            c17,
+            c18,
+            diff_levels: diffs.len().max(1),
+            count: bounds.len(),
+        };
+        let layout = Layout::new(&bounds, (nv / 2 + 1) as u64);
+        let _ = tiers.count;
+
+        // `rem[x]`: the BSN (0-based) of position x in the remainder once the MDPs are paired;
+        // `s1_len`: the size of the remainder's S1.
+        let weight = |x: usize, y: usize, rem: &[Option<usize>], s1_len: usize| -> Option<Wide> {
+            // x, y are positions in `remaining`; y may be the bye vertex.
+            let mut w = Wide::ZERO;
+            layout.add(&mut w, tiers.card, 1);
+            // Penalty tiers: every edge starts from 2.
+            for t in [
+                tiers.c10, tiers.c11, tiers.c12, tiers.c13, tiers.c15, tiers.c17,
+            ] {
+                layout.add(&mut w, t, 2);
+            }
+            for k in 0..(4 * tiers.diff_levels) {
+                if k / tiers.diff_levels == 1
+                    || k / tiers.diff_levels == 3
+                    || k / tiers.diff_levels == 0
+                    || k / tiers.diff_levels == 2
+                {
+                    layout.add(&mut w, tiers.c18 + k, 2);
+                }
+            }
+            if y == BYE_SENTINEL {
+                let a = remaining[x];
+                if !bye_eligible(a) {
+                    return None;
+                }
+                let lv = self.level(self.players[a].score) as u64;
+                layout.add(&mut w, tiers.c5, lv + 1);
+                if last && in_bracket[x] {
+                    layout.add(
+                        &mut w,
+                        tiers.c9,
+                        max_unplayed - u64::from(self.players[a].unplayed),
+                    );
+                }
+                return Some(w);
+            }
+            let (a, b) = (
+                remaining[x].min(remaining[y]),
+                remaining[x].max(remaining[y]),
+            );
+            if !self.compatible(a, b) {
+                return None;
+            }
+            let (xa, xb) = if remaining[x] == a { (x, y) } else { (y, x) };
+            let (pa, pb) = (&self.players[a], &self.players[b]);
+            if in_bracket[xa] && in_bracket[xb] {
+                if let (Some(ra), Some(rb)) = (rem[xa], rem[xb]) {
+                    let low = ra.min(rb);
+                    if low < s1_len {
+                        layout.add(&mut w, ex_keep, 1);
+                    }
+                    layout.add(&mut w, ex_sum, (bracket.len() - low) as u64);
+                }
+                layout.add(&mut w, tiers.c6, 1);
+                for p in [pa, pb] {
+                    let l = b_levels.iter().position(|&s| s == p.score).unwrap_or(0);
+                    layout.add(&mut w, tiers.c7 + l, 1);
+                }
+                let v = self.colour_violations(a, b);
+                let mut sub = Wide::ZERO;
+                layout.add(&mut sub, tiers.c10, v[0]);
+                layout.add(&mut sub, tiers.c11, v[1]);
+                layout.add(&mut sub, tiers.c12, v[2]);
+                layout.add(&mut sub, tiers.c13, v[3]);
+                w -= sub;
+                // C14/C16: resident downfloaters with a downfloat 1 or 2 rounds ago (reward
+                // pairing them here).
+                for (xp, p) in [(xa, pa), (xb, pb)] {
+                    if !is_mdp[xp] {
+                        if p.float_1 == Float::Down {
+                            layout.add(&mut w, tiers.c14, 1);
+                        }
+                        if p.float_2 == Float::Down {
+                            layout.add(&mut w, tiers.c16, 1);
+                        }
+                    }
+                }
+                if pa.score > pb.score {
+                    let mut sub = Wide::ZERO;
+                    // C15/C17: the MDP's opponent with an upfloat 1 or 2 rounds ago.
+                    if pb.float_1 == Float::Up {
+                        layout.add(&mut sub, tiers.c15, 1);
+                    }
+                    if pb.float_2 == Float::Up {
+                        layout.add(&mut sub, tiers.c17, 1);
+                    }
+                    // C18-C21 by score difference, largest first.
+                    let d = pa.score.0 - pb.score.0;
+                    let dl = diffs.iter().position(|&x| x == d).unwrap_or(0);
+                    let dn = tiers.diff_levels;
+                    if pa.float_1 == Float::Down {
+                        layout.add(&mut sub, tiers.c18 + dl, 1);
+                    }
+                    if pb.float_1 == Float::Up {
+                        layout.add(&mut sub, tiers.c18 + dn + dl, 1);
+                    }
+                    if pa.float_2 == Float::Down {
+                        layout.add(&mut sub, tiers.c18 + 2 * dn + dl, 1);
+                    }
+                    if pb.float_2 == Float::Up {
+                        layout.add(&mut sub, tiers.c18 + 3 * dn + dl, 1);
+                    }
+                    w -= sub;
+                }
+            } else {
+                // C8: pairs of the next bracket (downfloaters of this one with its residents,
+                // or its residents among themselves).
+                let next_pair = (in_bracket[xa] || in_next[xa]) && (in_bracket[xb] || in_next[xb]);
+                if next_pair {
+                    layout.add(&mut w, tiers.c8_pairs, 1);
+                    for p in [pa, pb] {
+                        let l = n_levels.iter().position(|&s| s == p.score).unwrap_or(0);
+                        layout.add(&mut w, tiers.c8 + l, 1);
+                    }
+                }
+            }
+            Some(w)
+        };
+        let _ = s0;
+
+        // The graph over all remaining players, for a given remainder numbering.
+        let build = |rem: &[Option<usize>], s1_len: usize| -> Vec<Edge> {
+            let mut edges: Vec<Edge> = Vec::new();
+            for x in 0..nrem {
+                for y in x + 1..nrem {
+                    if let Some(w) = weight(x, y, rem, s1_len) {
+                        edges.push((x, y, w));
+                    }
+                }
+                if odd && let Some(w) = weight(x, BYE_SENTINEL, rem, s1_len) {
+                    edges.push((x, bye_v, w));
+                }
+            }
+            edges
+        };
+        let no_rem = vec![None; nrem];
+        let mut search = Search {
+            edges: build(&no_rem, 0),
+            nv,
+            removed: vec![false; nv],
+            mate: Vec::new(),
+            best: Wide::ZERO,
+        };
+        search.resolve();
+
+        let pos = |p: usize| remaining.iter().position(|&r| r == p).unwrap_or(0);
+        let mut fixed: Vec<(usize, usize)> = Vec::new();
+        let mut done: Vec<bool> = vec![false; nrem];
+
+        // Heterogeneous bracket: S1 = the MDPs, S2 = the residents, in transposition order
+        // (each MDP from the top takes the first resident that keeps the optimum).
+        let order: Vec<usize> = bracket.to_vec();
+        let resident_list: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|i| !mdps.contains(i))
+            .collect();
+        for &p in order.iter().filter(|i| mdps.contains(i)) {
+            let xp = pos(p);
+            let mut cands: Vec<usize> = resident_list.clone();
+            cands.extend(
+                order
+                    .iter()
+                    .copied()
+                    .filter(|&q| mdps.contains(&q) && q > p),
+            );
+            for q in cands {
+                let xq = pos(q);
+                if done[xq] || done[xp] {
+                    continue;
+                }
+                if search.try_fix(xp, xq) {
+                    done[xp] = true;
+                    done[xq] = true;
+                    fixed.push((p, q));
+                }
+            }
+        }
+        // The remainder (Art. 3.3), paired as a homogeneous bracket: S1 its first P players.
+        let rem_players: Vec<usize> = resident_list
+            .iter()
+            .copied()
+            .filter(|&i| !done[pos(i)])
+            .collect();
+        let pairs_in_rem = rem_players
+            .iter()
+            .filter(|&&i| {
+                let xi = pos(i);
+                search.mate[xi].is_some_and(|xj| xj < nrem && in_bracket[xj] && !done[xj])
+            })
+            .count()
+            / 2;
+        if !rem_players.is_empty() {
+            let mut rem = vec![None; nrem];
+            for (k, &i) in rem_players.iter().enumerate() {
+                rem[pos(i)] = Some(k);
+            }
+            search.edges = build(&rem, pairs_in_rem);
+            search.resolve();
+            for (k, &p) in rem_players.iter().enumerate() {
+                let xp = pos(p);
+                if done[xp] {
+                    continue;
+                }
+                for &q in &rem_players[k + 1..] {
+                    let xq = pos(q);
+                    if done[xq] {
+                        continue;
+                    }
+                    if search.try_fix(xp, xq) {
+                        done[xp] = true;
+                        done[xq] = true;
+                        fixed.push((p, q));
+                        break;
+                    }
+                }
+            }
+        }
+        let unpaired: Vec<usize> = bracket.iter().copied().filter(|&i| !done[pos(i)]).collect();
+        Ok((fixed, unpaired))
+    }
+}
+
+/// The optimum of the current bracket's graph with some players already fixed, and the checks
+/// of Art. 4's order against it.
+struct Search {
+    edges: Vec<Edge>,
+    nv: usize,
+    removed: Vec<bool>,
+    mate: Vec<Option<usize>>,
+    best: Wide,
+}
+
+impl Search {
+    fn solve(&self) -> (Vec<Option<usize>>, Wide) {
+        let sub: Vec<Edge> = self
+            .edges
+            .iter()
+            .copied()
+            .filter(|&(i, j, _)| !self.removed[i] && !self.removed[j])
+            .collect();
+        let mate = max_weight_matching(self.nv, &sub);
+        let mut sum = Wide::ZERO;
+        for &(i, j, w) in &sub {
+            if mate[i] == Some(j) {
+                sum += w;
+            }
+        }
+        (mate, sum)
+    }
+
+    fn resolve(&mut self) {
+        let (mate, best) = self.solve();
+        self.mate = mate;
+        self.best = best;
+    }
+
+    fn weight(&self, x: usize, y: usize) -> Option<Wide> {
+        self.edges
+            .iter()
+            .find(|&&(i, j, _)| (i == x && j == y) || (i == y && j == x))
+            .map(|e| e.2)
+    }
+
+    /// Fixes the pair (x, y) if an optimal matching contains it.
+    fn try_fix(&mut self, x: usize, y: usize) -> bool {
+        let Some(w) = self.weight(x, y) else {
+            return false;
+        };
+        self.removed[x] = true;
+        self.removed[y] = true;
+        if self.mate[x] == Some(y) {
+            self.best -= w;
+            return true;
+        }
+        let (mate, rest) = self.solve();
+        if rest + w == self.best {
+            self.mate = mate;
+            self.mate[x] = Some(y);
+            self.mate[y] = Some(x);
+            self.best = rest;
+            true
+        } else {
+            self.removed[x] = false;
+            self.removed[y] = false;
+            false
+        }
+    }
+}

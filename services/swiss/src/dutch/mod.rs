@@ -1,0 +1,258 @@
+//! The FIDE (Dutch) system: Handbook C.04.3 as approved on 28/10/2025 and applied from
+//! 1 February 2026 (the "2025 rules"), with the Basic Rules for Swiss Systems (C.04.1) and the
+//! General Handling Rules (C.04.2).
+//!
+//! [`pair`] pairs the round after the tournament's last recorded round; [`pair_trf`] reads the
+//! round to pair, byes, forbidden pairs, initial colour and point system from a TRF file the way
+//! JaVaFo and bbpPairings do.
+//!
+//! ## Design
+//!
+//! Brackets are paired from the top (Art. 3). For each bracket one maximum-weight matching is
+//! solved over *all* players still to pair (plus a bye vertex when their number is odd): every
+//! criterion is one digit of the edge weight, from the highest to the lowest,
+//!
+//! | digit | criterion |
+//! |---|---|
+//! | cardinality | C4 (completion: everybody below can still be paired) |
+//! | bye score | C5 (the bye goes to the lowest possible score) |
+//! | pairs in the bracket | C6 (fewest downfloaters) |
+//! | paired players per score | C7 (lowest downfloater scores, in descending order) |
+//! | pairs and paired scores of the next bracket | C8 |
+//! | the bye receiver's unplayed games | C9 (last bracket only) |
+//! | colour | C10-C13 |
+//! | floats | C14-C17 (counts), C18-C21 (score differences, largest first) |
+//!
+//! so the optimum is the best pairing of the current bracket that keeps the round completable
+//! (C4). Among equally good pairings, the order of Art. 4 (transpositions before exchanges) is
+//! followed greedily: each player from the top of S1 takes the first opponent of S2 with which
+//! the optimum is still reachable (one matching per check). C1 and C3 are hard: incompatible
+//! pairs have no edge; C2 (no second bye) removes the bye edge.
+//!
+//! Weights are exact 512-bit integers; the matching is Edmonds' blossom algorithm in O(n³).
+
+mod engine;
+mod matching;
+mod state;
+mod wide;
+
+use std::collections::HashSet;
+
+use crate::colour::Mover;
+use crate::points::{HalfPoints, ResultCode};
+use crate::tournament::{Tournament, TournamentError};
+use crate::trf::{ByeKind, Player, Trf};
+
+pub use state::Strength;
+
+/// What the round needs besides the results so far.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// The tournament's number of rounds; topscorers (Art. 1.7) exist only when pairing the last.
+    pub total_rounds: Option<u32>,
+    /// The side of the top-ranked (odd TPN) player in round 1 (Art. 5.2.5; TRF `XXC white1`).
+    pub initial_colour: Mover,
+    /// Pairs that may not meet this round (TRF `XXP`, `260`), as starting ranks.
+    pub forbidden: Vec<(u32, u32)>,
+    /// Players not paired this round: requested byes (half, zero or full point), absences,
+    /// withdrawals.
+    pub not_paired: Vec<u32>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            total_rounds: None,
+            initial_colour: Mover::First,
+            forbidden: Vec::new(),
+            not_paired: Vec::new(),
+        }
+    }
+}
+
+/// One board: `first` has the first move (White in Chess).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Board {
+    pub first: u32,
+    pub second: u32,
+}
+
+/// The pairing of one round: boards in order, and at most one pairing-allocated bye.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Pairing {
+    pub boards: Vec<Board>,
+    pub bye: Option<u32>,
+}
+
+/// Why a round could not be paired.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PairingError {
+    #[error("no valid pairing exists (absolute criteria C1-C3 cannot all be met)")]
+    NoValidPairing,
+    #[error("inconsistent tournament: {0}")]
+    Tournament(#[from] TournamentError),
+    #[error("player {0} is listed as not paired but has no player record")]
+    UnknownPlayer(u32),
+}
+
+/// Pairs the round after `tournament.rounds()`.
+pub fn pair(tournament: &Tournament, options: &Options) -> Result<Pairing, PairingError> {
+    for &p in &options.not_paired {
+        if tournament.entrant(p).is_none() {
+            return Err(PairingError::UnknownPlayer(p));
+        }
+    }
+    let round = tournament.rounds() as u32 + 1;
+    let final_round = options.total_rounds.is_some_and(|t| t == round);
+    let excluded: HashSet<u32> = options.not_paired.iter().copied().collect();
+    let players: Vec<state::PlayerState> = state::states(tournament, final_round)
+        .into_iter()
+        .filter(|p| !excluded.contains(&p.tpn))
+        .collect();
+    let forbidden: HashSet<(u32, u32)> = options
+        .forbidden
+        .iter()
+        .map(|&(a, b)| (a.min(b), a.max(b)))
+        .collect();
+    let engine = engine::Engine::new(players, forbidden, options.initial_colour);
+    let raw = engine
+        .run()
+        .map_err(|engine::EngineError::NoValidPairing| PairingError::NoValidPairing)?;
+    // Colours (Art. 5) and board order (C.04.2: higher score of the pair, then the sum, then
+    // the rank of the higher ranked player).
+    let mut boards: Vec<(usize, usize, Mover)> = raw
+        .pairs
+        .iter()
+        .map(|&(a, b)| (a, b, engine.colour_of_higher(a, b)))
+        .collect();
+    let score = |i: usize| engine.players[i].score;
+    boards.sort_by(|x, y| {
+        let kx = (
+            score(x.0).max(score(x.1)),
+            HalfPoints(score(x.0).0 + score(x.1).0),
+        );
+        let ky = (
+            score(y.0).max(score(y.1)),
+            HalfPoints(score(y.0).0 + score(y.1).0),
+        );
+        ky.cmp(&kx).then(x.0.min(x.1).cmp(&y.0.min(y.1)))
+    });
+    Ok(Pairing {
+        boards: boards
+            .into_iter()
+            .map(|(a, b, c)| {
+                let (ta, tb) = (engine.players[a].tpn, engine.players[b].tpn);
+                if c == Mover::First {
+                    Board {
+                        first: ta,
+                        second: tb,
+                    }
+                } else {
+                    Board {
+                        first: tb,
+                        second: ta,
+                    }
+                }
+            })
+            .collect(),
+        bye: raw.bye.map(|i| engine.players[i].tpn),
+    })
+}
+
+/// The round a TRF file asks to pair and what it needs: the rounds before it, and the options.
+#[derive(Debug, Clone)]
+pub struct TrfRound {
+    /// The round to pair (1-based).
+    pub round: u32,
+    pub tournament: Tournament,
+    pub options: Options,
+}
+
+/// Reads the round to pair from a TRF: the round after the last one in which any game or
+/// pairing-allocated bye is recorded. Entries already present for that round without an
+/// opponent (`H`, `F`, `Z`, blank, `-`/`+` without opponent) and `240` byes of that round mean
+/// "not paired"; `XXP`/`260` give forbidden pairs, `XXC`/`152` the initial colour (else inferred
+/// from round 1), `XXR`/`142` the number of rounds, `BB?`/`162` the points.
+pub fn trf_round(trf: &Trf) -> Result<TrfRound, PairingError> {
+    let players: Vec<&Player> = trf.players().collect();
+    let paired_rounds = players
+        .iter()
+        .flat_map(|p| {
+            p.rounds.iter().enumerate().filter_map(|(r, e)| {
+                (e.opponent.is_some() || e.result == ResultCode::PairingAllocatedBye)
+                    .then_some(r + 1)
+            })
+        })
+        .max()
+        .unwrap_or(0);
+    trf_round_at(trf, paired_rounds as u32 + 1)
+}
+
+/// Like [`trf_round`], for a given round: the file's results from this round on are ignored,
+/// except the byes and absences already entered for `round` itself.
+pub fn trf_round_at(trf: &Trf, round: u32) -> Result<TrfRound, PairingError> {
+    let before = round.saturating_sub(1) as usize;
+    let mut not_paired: Vec<u32> = Vec::new();
+    let truncated: Vec<Player> = trf
+        .players()
+        .map(|p| {
+            if let Some(e) = p.rounds.get(before)
+                && e.opponent.is_none()
+                && e.result != ResultCode::PairingAllocatedBye
+            {
+                not_paired.push(p.start_number);
+            }
+            let mut q = p.clone();
+            q.rounds.truncate(before);
+            q
+        })
+        .collect();
+    for (p, kind) in trf.requested_byes(round) {
+        let _: ByeKind = kind;
+        if !not_paired.contains(&p) {
+            not_paired.push(p);
+        }
+    }
+    let refs: Vec<&Player> = truncated.iter().collect();
+    let tournament = Tournament::from_players(&refs, trf.point_system())?;
+    let initial_colour = trf.initial_colour().unwrap_or_else(|| infer_initial(trf));
+    let forbidden = trf.forbidden_pairs(round).into_iter().collect::<Vec<_>>();
+    Ok(TrfRound {
+        round,
+        tournament,
+        options: Options {
+            total_rounds: trf.declared_rounds(),
+            initial_colour,
+            forbidden,
+            not_paired,
+        },
+    })
+}
+
+/// bbpPairings' and JaVaFo's convention when no initial colour is declared: the first round
+/// with colours, the colour of the lowest starting rank that has one, reversed for an even rank.
+fn infer_initial(trf: &Trf) -> Mover {
+    let mut players: Vec<&Player> = trf.players().collect();
+    players.sort_by_key(|p| p.start_number);
+    let rounds = trf.recorded_rounds();
+    for r in 0..rounds {
+        for p in &players {
+            if let Some(c) = p.rounds.get(r).and_then(|e| e.colour)
+                && p.rounds.get(r).is_some_and(|e| e.opponent.is_some())
+            {
+                return if p.start_number % 2 == 1 {
+                    c
+                } else {
+                    c.other()
+                };
+            }
+        }
+    }
+    Mover::First
+}
+
+/// Pairs the next round of a TRF file.
+pub fn pair_trf(trf: &Trf) -> Result<Pairing, PairingError> {
+    let r = trf_round(trf)?;
+    pair(&r.tournament, &r.options)
+}

@@ -1,0 +1,174 @@
+//! A fixed-width signed integer (512 bits, two's complement) for matching weights: the Dutch
+//! criteria are encoded lexicographically into one edge weight, one "digit" per criterion, which
+//! needs far more than 128 bits on large brackets.
+
+use std::cmp::Ordering;
+use std::ops::{Add, AddAssign, Sub, SubAssign};
+
+const LIMBS: usize = 8;
+
+/// A 512-bit two's-complement integer. Arithmetic wraps; callers keep values far from the limits
+/// (the weight builder checks its total width before use).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Wide([u64; LIMBS]);
+
+impl std::fmt::Debug for Wide {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Wide(")?;
+        for limb in self.0.iter().rev() {
+            write!(f, "{limb:016x}")?;
+        }
+        write!(f, ")")
+    }
+}
+
+impl Wide {
+    /// Usable magnitude in bits (keeps sums of many weights and doubled duals in range).
+    pub const BITS: u32 = 64 * LIMBS as u32 - 24;
+    pub const ZERO: Wide = Wide([0; LIMBS]);
+
+    pub fn from_u64(v: u64) -> Wide {
+        let mut w = [0; LIMBS];
+        w[0] = v;
+        Wide(w)
+    }
+
+    fn is_negative(&self) -> bool {
+        self.0[LIMBS - 1] >> 63 == 1
+    }
+
+    /// `self << bits` (bits < 64 * LIMBS).
+    pub fn shl(self, bits: u32) -> Wide {
+        let limbs = (bits / 64) as usize;
+        let rest = bits % 64;
+        let mut out = [0u64; LIMBS];
+        for i in (0..LIMBS).rev() {
+            if i < limbs {
+                continue;
+            }
+            let src = i - limbs;
+            let mut v = self.0[src] << rest;
+            if rest > 0 && src > 0 {
+                v |= self.0[src - 1] >> (64 - rest);
+            }
+            out[i] = v;
+        }
+        Wide(out)
+    }
+
+    /// Arithmetic shift right by one (halving, rounding toward minus infinity).
+    pub fn half(self) -> Wide {
+        let mut out = [0u64; LIMBS];
+        let sign = if self.is_negative() { 1u64 << 63 } else { 0 };
+        for i in 0..LIMBS {
+            let high = if i + 1 < LIMBS {
+                self.0[i + 1] << 63
+            } else {
+                sign
+            };
+            out[i] = (self.0[i] >> 1) | high;
+        }
+        Wide(out)
+    }
+
+    /// Multiplies by a small factor.
+    pub fn mul_small(self, k: u64) -> Wide {
+        let mut out = [0u64; LIMBS];
+        let mut carry: u128 = 0;
+        for (o, &limb) in out.iter_mut().zip(self.0.iter()) {
+            let v = u128::from(limb) * u128::from(k) + carry;
+            *o = v as u64;
+            carry = v >> 64;
+        }
+        Wide(out)
+    }
+}
+
+impl Add for Wide {
+    type Output = Wide;
+    fn add(self, rhs: Wide) -> Wide {
+        let mut out = [0u64; LIMBS];
+        let mut carry = false;
+        for (i, o) in out.iter_mut().enumerate() {
+            let (s1, c1) = self.0[i].overflowing_add(rhs.0[i]);
+            let (s2, c2) = s1.overflowing_add(u64::from(carry));
+            *o = s2;
+            carry = c1 || c2;
+        }
+        Wide(out)
+    }
+}
+
+impl Sub for Wide {
+    type Output = Wide;
+    fn sub(self, rhs: Wide) -> Wide {
+        let mut out = [0u64; LIMBS];
+        let mut borrow = false;
+        for (i, o) in out.iter_mut().enumerate() {
+            let (s1, b1) = self.0[i].overflowing_sub(rhs.0[i]);
+            let (s2, b2) = s1.overflowing_sub(u64::from(borrow));
+            *o = s2;
+            borrow = b1 || b2;
+        }
+        Wide(out)
+    }
+}
+
+impl AddAssign for Wide {
+    fn add_assign(&mut self, rhs: Wide) {
+        *self = *self + rhs;
+    }
+}
+
+impl SubAssign for Wide {
+    fn sub_assign(&mut self, rhs: Wide) {
+        *self = *self - rhs;
+    }
+}
+
+impl PartialOrd for Wide {
+    fn partial_cmp(&self, other: &Wide) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Wide {
+    fn cmp(&self, other: &Wide) -> Ordering {
+        match (self.is_negative(), other.is_negative()) {
+            (true, false) => return Ordering::Less,
+            (false, true) => return Ordering::Greater,
+            _ => {}
+        }
+        for i in (0..LIMBS).rev() {
+            match self.0[i].cmp(&other.0[i]) {
+                Ordering::Equal => continue,
+                o => return o,
+            }
+        }
+        Ordering::Equal
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_arithmetic() {
+        let a = Wide::from_u64(5).shl(200);
+        let b = Wide::from_u64(3).shl(200);
+        assert!(a > b);
+        assert_eq!(a - b, Wide::from_u64(2).shl(200));
+        assert!(b - a < Wide::ZERO);
+        assert_eq!((b - a) + a, b);
+        assert_eq!(Wide::from_u64(7).shl(70).half(), Wide::from_u64(7).shl(69));
+        assert_eq!(
+            (Wide::ZERO - Wide::from_u64(4)).half(),
+            Wide::ZERO - Wide::from_u64(2)
+        );
+        assert_eq!(
+            Wide::from_u64(u64::MAX).mul_small(4),
+            Wide::from_u64(u64::MAX).shl(2)
+        );
+    }
+}
