@@ -407,8 +407,11 @@ impl Engine {
         let c15 = push(2);
         let c16 = push(2);
         let c17 = push(2);
+        // C18-C21: four blocks; each starts with a tier counting the MDPs concerned that are
+        // paired here (an MDP that floats on gets a larger difference than any here), then one
+        // tier per score difference, largest first.
         let c18 = push(2);
-        for _ in 1..(4 * diffs.len().max(1)) {
+        for _ in 1..(4 * (diffs.len().max(1) + 1)) {
             push(2);
         }
         // Art. 4 (exchanges in the remainder): most S1 players kept in S1, then the smallest
@@ -450,12 +453,8 @@ impl Engine {
             ] {
                 layout.add(&mut w, t, 2);
             }
-            for k in 0..(4 * tiers.diff_levels) {
-                if k / tiers.diff_levels == 1
-                    || k / tiers.diff_levels == 3
-                    || k / tiers.diff_levels == 0
-                    || k / tiers.diff_levels == 2
-                {
+            for k in 0..(4 * (tiers.diff_levels + 1)) {
+                if k % (tiers.diff_levels + 1) != 0 {
                     layout.add(&mut w, tiers.c18 + k, 2);
                 }
             }
@@ -528,20 +527,32 @@ impl Engine {
                     // C18-C21 by score difference, largest first.
                     let d = pa.score.0 - pb.score.0;
                     let dl = diffs.iter().position(|&x| x == d).unwrap_or(0);
-                    let dn = tiers.diff_levels;
+                    let bs = tiers.diff_levels + 1;
                     if pa.float_1 == Float::Down {
-                        layout.add(&mut sub, tiers.c18 + dl, 1);
+                        layout.add(&mut sub, tiers.c18 + 1 + dl, 1);
                     }
                     if pb.float_1 == Float::Up {
-                        layout.add(&mut sub, tiers.c18 + dn + dl, 1);
+                        layout.add(&mut sub, tiers.c18 + bs + 1 + dl, 1);
                     }
                     if pa.float_2 == Float::Down {
-                        layout.add(&mut sub, tiers.c18 + 2 * dn + dl, 1);
+                        layout.add(&mut sub, tiers.c18 + 2 * bs + 1 + dl, 1);
                     }
                     if pb.float_2 == Float::Up {
-                        layout.add(&mut sub, tiers.c18 + 3 * dn + dl, 1);
+                        layout.add(&mut sub, tiers.c18 + 3 * bs + 1 + dl, 1);
                     }
                     w -= sub;
+                }
+                // C18/C20: MDPs with a downfloat 1 or 2 rounds ago, paired here.
+                let bs = tiers.diff_levels + 1;
+                for (xp, p) in [(xa, pa), (xb, pb)] {
+                    if is_mdp[xp] {
+                        if p.float_1 == Float::Down {
+                            layout.add(&mut w, tiers.c18, 1);
+                        }
+                        if p.float_2 == Float::Down {
+                            layout.add(&mut w, tiers.c18 + 2 * bs, 1);
+                        }
+                    }
                 }
             } else {
                 // C8: pairs of the next bracket (downfloaters of this one with its residents,
