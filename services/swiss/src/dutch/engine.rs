@@ -5,7 +5,9 @@
 
 use std::collections::HashSet;
 
-use super::matching::{Edge, max_weight_matching};
+use std::collections::HashMap;
+
+use super::matching::{Edge, Solved, max_weight_matching, solve};
 use super::state::{Float, PlayerState, Strength};
 use super::wide::Wide;
 use crate::colour::Mover;
@@ -588,10 +590,12 @@ impl Engine {
         let no_rem = vec![None; nrem];
         let mut search = Search {
             edges: build(&no_rem, 0),
+            index: HashMap::new(),
             nv,
             removed: vec![false; nv],
             mate: Vec::new(),
             best: Wide::ZERO,
+            solved: None,
         };
         search.resolve();
 
@@ -677,41 +681,46 @@ impl Engine {
 /// of Art. 4's order against it.
 struct Search {
     edges: Vec<Edge>,
+    index: HashMap<(usize, usize), Wide>,
     nv: usize,
     removed: Vec<bool>,
     mate: Vec<Option<usize>>,
     best: Wide,
+    solved: Option<Solved>,
 }
 
 impl Search {
-    fn solve(&self) -> (Vec<Option<usize>>, Wide) {
+    fn solve(&self) -> (Solved, Wide) {
         let sub: Vec<Edge> = self
             .edges
             .iter()
             .copied()
             .filter(|&(i, j, _)| !self.removed[i] && !self.removed[j])
             .collect();
-        let mate = max_weight_matching(self.nv, &sub);
+        let solved = solve(self.nv, &sub);
         let mut sum = Wide::ZERO;
         for &(i, j, w) in &sub {
-            if mate[i] == Some(j) {
+            if solved.mate[i] == Some(j) {
                 sum += w;
             }
         }
-        (mate, sum)
+        (solved, sum)
     }
 
     fn resolve(&mut self) {
-        let (mate, best) = self.solve();
-        self.mate = mate;
+        self.index = self
+            .edges
+            .iter()
+            .map(|&(i, j, w)| ((i.min(j), i.max(j)), w))
+            .collect();
+        let (solved, best) = self.solve();
+        self.mate = solved.mate.clone();
         self.best = best;
+        self.solved = Some(solved);
     }
 
     fn weight(&self, x: usize, y: usize) -> Option<Wide> {
-        self.edges
-            .iter()
-            .find(|&&(i, j, _)| (i == x && j == y) || (i == y && j == x))
-            .map(|e| e.2)
+        self.index.get(&(x.min(y), x.max(y))).copied()
     }
 
     /// Fixes the pair (x, y) if an optimal matching contains it.
@@ -719,18 +728,28 @@ impl Search {
         let Some(w) = self.weight(x, y) else {
             return false;
         };
-        self.removed[x] = true;
-        self.removed[y] = true;
         if self.mate[x] == Some(y) {
+            self.removed[x] = true;
+            self.removed[y] = true;
             self.best -= w;
             return true;
         }
-        let (mate, rest) = self.solve();
+        // A positive reduced cost under the last optimal duals proves the pair is in no
+        // optimal matching (the duals stay feasible when fixed pairs are removed).
+        if let Some(s) = &self.solved
+            && s.reduced_cost(x, y, w) > Wide::ZERO
+        {
+            return false;
+        }
+        self.removed[x] = true;
+        self.removed[y] = true;
+        let (solved, rest) = self.solve();
         if rest + w == self.best {
-            self.mate = mate;
+            self.mate = solved.mate.clone();
             self.mate[x] = Some(y);
             self.mate[y] = Some(x);
             self.best = rest;
+            self.solved = Some(solved);
             true
         } else {
             self.removed[x] = false;

@@ -15,17 +15,70 @@ pub type Edge = (usize, usize, Wide);
 /// A maximum-weight matching of the graph on `n` vertices: `mate[v]` is v's partner, if any.
 /// Add a large constant to every weight to make it a maximum-cardinality one.
 pub fn max_weight_matching(n: usize, edges: &[Edge]) -> Vec<Option<usize>> {
+    solve(n, edges).mate
+}
+
+/// A solved matching with its optimal dual solution.
+pub struct Solved {
+    pub mate: Vec<Option<usize>>,
+    dual: Vec<Wide>,
+    parent: Vec<usize>,
+}
+
+impl Solved {
+    /// The reduced cost of an edge (i, j, w) under the optimal duals (zero for edges of some
+    /// optimal matching; when positive, no maximum-weight matching contains the edge).
+    pub fn reduced_cost(&self, i: usize, j: usize, w: Wide) -> Wide {
+        if self.dual.is_empty() {
+            return Wide::ZERO;
+        }
+        let w2 = w + w;
+        let mut s = self.dual[i] + self.dual[j] - w2 - w2;
+        let chain = |v: usize| {
+            let mut c = vec![v];
+            while let Some(&last) = c.last() {
+                let p = self.parent[last];
+                if p == NONE {
+                    break;
+                }
+                c.push(p);
+            }
+            c.reverse();
+            c
+        };
+        let (ci, cj) = (chain(i), chain(j));
+        for (bi, bj) in ci.iter().zip(cj.iter()) {
+            if bi != bj {
+                break;
+            }
+            s += self.dual[*bi] + self.dual[*bi];
+        }
+        s
+    }
+}
+
+/// Solves and keeps the duals.
+pub fn solve(n: usize, edges: &[Edge]) -> Solved {
     if n == 0 || edges.is_empty() {
-        return vec![None; n];
+        return Solved {
+            mate: vec![None; n],
+            dual: Vec::new(),
+            parent: Vec::new(),
+        };
     }
     let mut m = Matcher::new(n, edges);
     m.solve();
-    (0..n)
+    let mate = (0..n)
         .map(|v| {
             let p = m.mate[v];
             (p != NONE).then(|| m.endpoint[p])
         })
-        .collect()
+        .collect();
+    Solved {
+        mate,
+        dual: m.dualvar,
+        parent: m.blossomparent,
+    }
 }
 
 struct Matcher {
