@@ -37,6 +37,10 @@ pub struct RawPairing {
 
 const BYE_SENTINEL: usize = usize::MAX;
 
+/// Bounds at or above this mark a tier of powers of two: `POW_BOUND + k` bounds each edge's
+/// value by `2^k`.
+const POW_BOUND: u64 = 1 << 40;
+
 /// The weight layout of one bracket: tier offsets (bit positions), highest criterion first.
 struct Layout {
     offsets: Vec<Option<u32>>,
@@ -46,11 +50,17 @@ impl Layout {
     /// `bounds[t]` is the largest value one edge contributes to tier `t`; `edges` the most
     /// edges a matching holds. Tiers that do not fit into [`Wide::BITS`] are dropped, lowest first.
     fn new(bounds: &[u64], edges: u64) -> Layout {
+        let edge_bits = 64 - (edges.max(1) + 1).leading_zeros();
         let widths: Vec<u32> = bounds
             .iter()
             .map(|&b| {
-                let max = b.saturating_mul(edges.max(1)).saturating_add(1);
-                64 - max.leading_zeros()
+                if b >= POW_BOUND {
+                    // A tier of powers of two below 2^(b - POW_BOUND).
+                    (b - POW_BOUND) as u32 + 1 + edge_bits
+                } else {
+                    let max = b.saturating_mul(edges.max(1)).saturating_add(1);
+                    64 - max.leading_zeros()
+                }
             })
             .collect();
         let mut offsets = vec![None; bounds.len()];
@@ -68,6 +78,15 @@ impl Layout {
             offset += widths[t];
         }
         Layout { offsets }
+    }
+
+    /// Adds `2^exp` in tier `tier`.
+    fn add_pow(&self, w: &mut Wide, tier: usize, exp: u32) {
+        if let Some(Some(off)) = self.offsets.get(tier)
+            && off + exp < 64 * 8 - 8
+        {
+            *w += Wide::from_u64(1).shl(*off + exp);
+        }
     }
 
     fn add(&self, w: &mut Wide, tier: usize, value: u64) {
@@ -420,6 +439,10 @@ impl Engine {
         // sum of the BSNs of the new S1.
         let ex_keep = push(1);
         let ex_sum = push(bracket.len() as u64 + 1);
+        // Then the players moved from S1 to S2 with the highest BSNs, and those moved from S2 to
+        // S1 with the lowest (each a set compared lexicographically: sums of powers of two).
+        let ex_out = push(POW_BOUND + bracket.len() as u64);
+        let ex_in = push(POW_BOUND + bracket.len() as u64);
         let tiers = Tiers {
             card,
             c5,
@@ -490,6 +513,13 @@ impl Engine {
                     let low = ra.min(rb);
                     if low < s1_len {
                         layout.add(&mut w, ex_keep, 1);
+                        // Kept in S1: 2^s1_len - 2^low (fewer high BSNs kept is better).
+                        layout.add_pow(&mut w, ex_out, s1_len as u32);
+                        let mut sub = Wide::ZERO;
+                        layout.add_pow(&mut sub, ex_out, low as u32);
+                        w -= sub;
+                    } else {
+                        layout.add_pow(&mut w, ex_in, (bracket.len() - low) as u32);
                     }
                     layout.add(&mut w, ex_sum, (bracket.len() - low) as u64);
                 }
