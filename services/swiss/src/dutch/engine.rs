@@ -195,10 +195,8 @@ impl Engine {
         if let Some(c) = self.alternate(a, b) {
             return c;
         }
-        // 5.2.5: the higher ranked player gets the initial colour if its TPN is odd (counted,
-        // as bbpPairings does, among the players paired in the round).
-        let rank = self.players.iter().filter(|p| p.tpn <= pa.tpn).count();
-        if rank % 2 == 1 {
+        // 5.2.5: the higher ranked player gets the initial colour if its TPN is odd.
+        if pa.pairing_number % 2 == 1 {
             self.initial
         } else {
             self.initial.other()

@@ -105,10 +105,20 @@ pub fn pair(tournament: &Tournament, options: &Options) -> Result<Pairing, Pairi
     let round = tournament.rounds() as u32 + 1;
     let final_round = options.total_rounds.is_some_and(|t| t == round);
     let excluded: HashSet<u32> = options.not_paired.iter().copied().collect();
-    let players: Vec<state::PlayerState> = state::states(tournament, final_round)
-        .into_iter()
-        .filter(|p| !excluded.contains(&p.tpn))
-        .collect();
+    let mut players: Vec<state::PlayerState> = state::states(tournament, final_round);
+    // Pairing numbers count the players taking part so far (paired in an earlier round, or now).
+    let mut number = 0;
+    for (p, e) in players.iter_mut().zip(tournament.entrants()) {
+        let took_part = !excluded.contains(&p.tpn)
+            || e.rounds
+                .iter()
+                .any(|r| r.opponent.is_some() || r.code == ResultCode::PairingAllocatedBye);
+        if took_part {
+            number += 1;
+        }
+        p.pairing_number = number;
+    }
+    players.retain(|p| !excluded.contains(&p.tpn));
     let forbidden: HashSet<(u32, u32)> = options
         .forbidden
         .iter()
@@ -229,22 +239,22 @@ pub fn trf_round_at(trf: &Trf, round: u32) -> Result<TrfRound, PairingError> {
     })
 }
 
-/// bbpPairings' and JaVaFo's convention when no initial colour is declared: the first round
-/// with colours, the colour of the lowest starting rank that has one, reversed for an even rank.
+/// bbpPairings' convention when no initial colour is declared: in the first round with colours,
+/// the colour of the highest-ranked player paired in it (game or pairing-allocated bye), reversed
+/// when that player is at an even position among the players paired in that round.
 fn infer_initial(trf: &Trf) -> Mover {
     let mut players: Vec<&Player> = trf.players().collect();
     players.sort_by_key(|p| p.start_number);
     let rounds = trf.recorded_rounds();
     for r in 0..rounds {
-        for p in &players {
-            if let Some(c) = p.rounds.get(r).and_then(|e| e.colour)
-                && p.rounds.get(r).is_some_and(|e| e.opponent.is_some())
-            {
-                return if p.start_number % 2 == 1 {
-                    c
-                } else {
-                    c.other()
-                };
+        let paired = players.iter().filter(|p| {
+            p.rounds.get(r).is_some_and(|e| {
+                e.opponent.is_some() || e.result == ResultCode::PairingAllocatedBye
+            })
+        });
+        for (i, p) in paired.enumerate() {
+            if let Some(c) = p.rounds.get(r).and_then(|e| e.colour) {
+                return if i % 2 == 0 { c } else { c.other() };
             }
         }
     }

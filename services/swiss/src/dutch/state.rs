@@ -50,6 +50,10 @@ pub struct PlayerState {
     pub float_2: Float,
     /// Topscorer (Art. 1.7): only when pairing the final round.
     pub topscorer: bool,
+    /// The pairing number Art. 5.2.5 reads: the starting rank counted among the players that
+    /// have taken part in a pairing so far (players absent from the start are not counted until
+    /// they enter), as bbpPairings counts it.
+    pub pairing_number: u32,
 }
 
 impl PlayerState {
@@ -197,5 +201,6 @@ fn state_of(e: &Entrant, score: HalfPoints, win: HalfPoints) -> PlayerState {
         float_1: Float::None,
         float_2: Float::None,
         topscorer: false,
+        pairing_number: e.start_number,
     }
 }
