@@ -363,7 +363,7 @@ impl Engine {
         mdps: &[usize],
         s0: HalfPoints,
         next: &[usize],
-        last: bool,
+        _last: bool,
         bye_eligible: &dyn Fn(usize) -> bool,
     ) -> Result<(Vec<(usize, usize)>, Vec<usize>), EngineError> {
         let nrem = remaining.len();
@@ -466,7 +466,12 @@ impl Engine {
 
         // `rem[x]`: the BSN (0-based) of position x in the remainder once the MDPs are paired;
         // `s1_len`: the size of the remainder's S1.
-        let weight = |x: usize, y: usize, rem: &[Option<usize>], s1_len: usize| -> Option<Wide> {
+        let weight = |x: usize,
+                      y: usize,
+                      rem: &[Option<usize>],
+                      s1_len: usize,
+                      c9_on: bool|
+         -> Option<Wide> {
             // x, y are positions in `remaining`; y may be the bye vertex.
             let mut w = Wide::ZERO;
             layout.add(&mut w, tiers.card, 1);
@@ -488,7 +493,8 @@ impl Engine {
                 }
                 let lv = self.level(self.players[a].score) as u64;
                 layout.add(&mut w, tiers.c5, lv + 1);
-                if last && in_bracket[x] {
+                // C9 only for a bracket downfloating exactly one player, who gets the bye.
+                if c9_on && in_bracket[x] {
                     layout.add(
                         &mut w,
                         tiers.c9,
@@ -601,15 +607,15 @@ impl Engine {
         let _ = s0;
 
         // The graph over all remaining players, for a given remainder numbering.
-        let build = |rem: &[Option<usize>], s1_len: usize| -> Vec<Edge> {
+        let build = |rem: &[Option<usize>], s1_len: usize, c9_on: bool| -> Vec<Edge> {
             let mut edges: Vec<Edge> = Vec::new();
             for x in 0..nrem {
                 for y in x + 1..nrem {
-                    if let Some(w) = weight(x, y, rem, s1_len) {
+                    if let Some(w) = weight(x, y, rem, s1_len, c9_on) {
                         edges.push((x, y, w));
                     }
                 }
-                if odd && let Some(w) = weight(x, BYE_SENTINEL, rem, s1_len) {
+                if odd && let Some(w) = weight(x, BYE_SENTINEL, rem, s1_len, c9_on) {
                     edges.push((x, bye_v, w));
                 }
             }
@@ -617,7 +623,7 @@ impl Engine {
         };
         let no_rem = vec![None; nrem];
         let mut search = Search {
-            edges: build(&no_rem, 0),
+            edges: build(&no_rem, 0, false),
             index: HashMap::new(),
             nv,
             removed: vec![false; nv],
@@ -626,6 +632,16 @@ impl Engine {
             solved: None,
         };
         search.resolve();
+        // C6 fixes how many players float down; when exactly one does and the round has a bye,
+        // C9 applies to this bracket.
+        let paired_here = (0..nrem)
+            .filter(|&x| in_bracket[x] && search.mate[x].is_some_and(|y| y < nrem && in_bracket[y]))
+            .count();
+        let c9_on = odd && bracket.len() - paired_here == 1;
+        if c9_on {
+            search.edges = build(&no_rem, 0, true);
+            search.resolve();
+        }
 
         let pos = |p: usize| remaining.iter().position(|&r| r == p).unwrap_or(0);
         let mut fixed: Vec<(usize, usize)> = Vec::new();
@@ -679,7 +695,7 @@ impl Engine {
             for (k, &i) in rem_players.iter().enumerate() {
                 rem[pos(i)] = Some(k);
             }
-            search.edges = build(&rem, pairs_in_rem);
+            search.edges = build(&rem, pairs_in_rem, c9_on);
             search.resolve();
             for (k, &p) in rem_players.iter().enumerate() {
                 let xp = pos(p);
