@@ -435,6 +435,9 @@ impl Engine {
         }
         // Art. 4 (exchanges in the remainder): most S1 players kept in S1, then the smallest
         // sum of the BSNs of the new S1.
+        // Art. 4 in a heterogeneous bracket: S1 holds the highest MDPs (exchanges with the
+        // Limbo only when needed); a set compared lexicographically.
+        let mdp_s1 = push(POW_BOUND + mdps.len() as u64);
         let ex_keep = push(1);
         let ex_sum = push(bracket.len() as u64 + 1);
         // Then the players moved from S1 to S2 with the highest BSNs, and those moved from S2 to
@@ -577,6 +580,12 @@ impl Engine {
                         layout.add(&mut sub, tiers.c18 + 3 * bs + 1 + dl, 1);
                     }
                     w -= sub;
+                }
+                for (xp, p) in [(xa, a), (xb, b)] {
+                    if is_mdp[xp] {
+                        let k = mdps.iter().position(|&m| m == p).unwrap_or(0);
+                        layout.add_pow(&mut w, mdp_s1, (mdps.len() - k) as u32);
+                    }
                 }
                 // C18/C20: MDPs with a downfloat 1 or 2 rounds ago, paired here.
                 let bs = tiers.diff_levels + 1;
