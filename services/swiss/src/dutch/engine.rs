@@ -37,6 +37,9 @@ pub struct RawPairing {
 
 const BYE_SENTINEL: usize = usize::MAX;
 
+/// A bracket's pairs and its unpaired players (downfloaters, or the bye in the last bracket).
+type BracketResult = (Vec<(usize, usize)>, Vec<usize>);
+
 /// Bounds at or above this mark a tier of powers of two: `POW_BOUND + k` bounds each edge's
 /// value by `2^k`.
 const POW_BOUND: u64 = 1 << 40;
@@ -365,7 +368,7 @@ impl Engine {
         next: &[usize],
         _last: bool,
         bye_eligible: &dyn Fn(usize) -> bool,
-    ) -> Result<(Vec<(usize, usize)>, Vec<usize>), EngineError> {
+    ) -> Result<BracketResult, EngineError> {
         let nrem = remaining.len();
         let odd = nrem % 2 == 1;
         let nv = nrem + usize::from(odd);

@@ -35,8 +35,6 @@ pub struct PlayerState {
     pub met: Vec<u32>,
     /// Colour of every game played, oldest first, with its round index.
     pub colours: Vec<(usize, Mover)>,
-    /// Per round: the side played over the board (None when the round was not played).
-    pub round_colours: Vec<Option<Mover>>,
     /// Colour difference (first-mover games minus second-mover games).
     pub difference: i32,
     pub preference: Option<Mover>,
@@ -145,7 +143,6 @@ fn float_in(
 fn state_of(e: &Entrant, score: HalfPoints, win: HalfPoints) -> PlayerState {
     let mut met = Vec::new();
     let mut colours = Vec::new();
-    let mut round_colours = Vec::new();
     let mut bye_ineligible = false;
     let mut unplayed = 0;
     for (r, round) in e.rounds.iter().enumerate() {
@@ -156,9 +153,7 @@ fn state_of(e: &Entrant, score: HalfPoints, win: HalfPoints) -> PlayerState {
             if let Some(m) = round.mover {
                 colours.push((r, m));
             }
-            round_colours.push(round.mover);
         } else {
-            round_colours.push(None);
             unplayed += 1;
             if round.code == ResultCode::PairingAllocatedBye || round.points >= win {
                 bye_ineligible = true;
@@ -192,7 +187,6 @@ fn state_of(e: &Entrant, score: HalfPoints, win: HalfPoints) -> PlayerState {
         score,
         met,
         colours,
-        round_colours,
         difference,
         preference,
         strength,
