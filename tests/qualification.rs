@@ -852,3 +852,385 @@ async fn r_adv_11_go_2025_cuts_the_open_and_youth_groups_separately() {
         s.app.stop().await;
     }
 }
+
+impl Setup {
+    fn round(&self, stage: &str, round: u32) -> q::KnockoutRoundRef {
+        q::KnockoutRoundRef {
+            championship_id: self.championship.clone(),
+            stage: stage.into(),
+            round,
+        }
+    }
+
+    /// Publishes the round's seed and draws it.
+    async fn draw(&self, stage: &str, round: u32) -> q::KnockoutRound {
+        let mut c = self.client().await;
+        c.publish_knockout_seed(with_token(
+            &self.org,
+            q::PublishKnockoutSeedRequest {
+                round: Some(self.round(stage, round)),
+                seed: format!("qiwang-test/{stage}/round-{round}"),
+            },
+        ))
+        .await
+        .expect("publish seed");
+        c.draw_knockout_round(with_token(&self.org, self.round(stage, round)))
+            .await
+            .expect("draw")
+            .into_inner()
+    }
+
+    async fn knockout_game(
+        &self,
+        round: u32,
+        id: &str,
+        (first, second): (&str, &str),
+        blitz: bool,
+        at: DateTime<Utc>,
+        result: q::KnockoutResult,
+    ) -> Result<q::ReportAck, tonic::Status> {
+        self.client()
+            .await
+            .report_knockout(with_token(
+                &self.partner,
+                q::KnockoutReport {
+                    round: Some(self.round("ruwei", round)),
+                    event: Some(q::knockout_report::Event::Game(q::KnockoutGame {
+                        game_id: id.into(),
+                        first_account: first.into(),
+                        second_account: second.into(),
+                        blitz_replay: blitz,
+                        matched_at: ts(at),
+                        result: result as i32,
+                    })),
+                },
+            ))
+            .await
+            .map(tonic::Response::into_inner)
+    }
+
+    async fn close_round(
+        &self,
+        stage: &str,
+        round: u32,
+    ) -> Result<q::KnockoutRound, tonic::Status> {
+        self.client()
+            .await
+            .close_knockout_round(with_token(&self.org, self.round(stage, round)))
+            .await
+            .map(tonic::Response::into_inner)
+    }
+}
+
+fn status_of<'r>(round: &'r q::KnockoutRound, player: &str) -> (&'r str, i32) {
+    round
+        .statuses
+        .iter()
+        .find(|s| s.player_id == player)
+        .map(|s| (s.reason_code.as_str(), s.outcome))
+        .unwrap_or(("", 0))
+}
+
+#[tokio::test]
+async fn r_adv_6_xiangqi_2015_knockout_draw_blitz_draw_black_wins_seeds_and_the_frozen_list() {
+    for backend in backends() {
+        let s = Setup::new(backend.clone(), "xiangqi-2015").await;
+        let names = names("k", 5);
+        let ids = s.registered(&names).await;
+        let account: std::collections::HashMap<String, String> = ids
+            .iter()
+            .cloned()
+            .zip(names.iter().map(|n| format!("acc-{n}")))
+            .collect();
+        let mut c = s.client().await;
+        // Direct seeds (R-ADV-5: top 10 of the warm-up event go straight into 入围).
+        for id in &ids {
+            c.add_direct_seed(with_token(
+                &s.org,
+                q::AddDirectSeedRequest {
+                    championship_id: s.championship.clone(),
+                    to_stage: "ruwei".into(),
+                    player_id: id.clone(),
+                    source_index: 0,
+                    reason: "warm-up event".into(),
+                },
+            ))
+            .await
+            .expect("seed");
+        }
+        let st = c
+            .add_direct_seed(with_token(
+                &s.partner,
+                q::AddDirectSeedRequest {
+                    championship_id: s.championship.clone(),
+                    to_stage: "ruwei".into(),
+                    player_id: ids[0].clone(),
+                    source_index: 0,
+                    reason: "x".into(),
+                },
+            ))
+            .await
+            .expect_err("partners seed nobody");
+        assert_eq!(st.code(), Code::PermissionDenied, "{backend}");
+        let st = c
+            .add_direct_seed(with_token(
+                &s.org,
+                q::AddDirectSeedRequest {
+                    championship_id: s.championship.clone(),
+                    to_stage: "ruwei".into(),
+                    player_id: ids[0].clone(),
+                    source_index: 7,
+                    reason: "x".into(),
+                },
+            ))
+            .await
+            .expect_err("no such source");
+        assert_eq!(st.code(), Code::InvalidArgument, "{backend}");
+
+        // Round 1 needs the 晋级 lists final, and a published seed.
+        let st = c
+            .draw_knockout_round(with_token(&s.org, s.round("ruwei", 1)))
+            .await
+            .expect_err("no seed yet");
+        assert_eq!(st.code(), Code::FailedPrecondition, "{backend}");
+        c.publish_knockout_seed(with_token(
+            &s.org,
+            q::PublishKnockoutSeedRequest {
+                round: Some(s.round("ruwei", 1)),
+                seed: "qiwang-test/ruwei/round-1".into(),
+            },
+        ))
+        .await
+        .expect("seed");
+        let st = c
+            .draw_knockout_round(with_token(&s.org, s.round("ruwei", 1)))
+            .await
+            .expect_err("晋级 periods still open");
+        assert_eq!(st.code(), Code::FailedPrecondition, "{backend}: {st:?}");
+        for p in 1..=4 {
+            s.open("jinji", p).await;
+            c.close_period(with_token(&s.org, s.period("jinji", p)))
+                .await
+                .expect("close 晋级");
+        }
+        let r1 = s.draw("ruwei", 1).await;
+        let mut sorted = ids.clone();
+        sorted.sort();
+        assert_eq!(r1.entrants, sorted, "{backend}: entrants by id");
+        // Anyone can re-run the draw from the published seed and the ordered entrants.
+        let again =
+            qiwang_core::lottery::pair_knockout_round(&r1.seed, &r1.entrants).expect("draw");
+        let pairs: Vec<(String, String)> = r1
+            .pairs
+            .iter()
+            .map(|p| (p.first_mover.clone(), p.second_mover.clone()))
+            .collect();
+        let expected: Vec<(String, String)> = again
+            .pairs
+            .iter()
+            .map(|p| (p.first.clone(), p.second.clone()))
+            .collect();
+        assert_eq!(pairs, expected, "{backend}");
+        assert_eq!(Some(r1.bye.clone()), again.bye, "{backend}");
+        let st = c
+            .publish_knockout_seed(with_token(
+                &s.org,
+                q::PublishKnockoutSeedRequest {
+                    round: Some(s.round("ruwei", 1)),
+                    seed: "another".into(),
+                },
+            ))
+            .await
+            .expect_err("a published seed never changes");
+        assert_eq!(st.code(), Code::FailedPrecondition, "{backend}");
+
+        let t = utc(2015, 10, 3, 2, 0); // 10:00 China time
+        let (a, b) = pairs[0].clone();
+        let (x, y) = pairs[1].clone();
+        // Pair 1: a draw, then the blitz replay with colours swapped, drawn: Black (the blitz's
+        // second mover, `a`) wins (R-ADV-6, 和棋黑胜).
+        s.knockout_game(
+            1,
+            "g1",
+            (&account[&a], &account[&b]),
+            false,
+            t,
+            q::KnockoutResult::Draw,
+        )
+        .await
+        .expect("draw");
+        let st = s
+            .knockout_game(
+                1,
+                "g1b",
+                (&account[&a], &account[&b]),
+                true,
+                t + Duration::minutes(40),
+                q::KnockoutResult::Draw,
+            )
+            .await
+            .expect_err("the blitz replay swaps colours");
+        assert_eq!(st.code(), Code::InvalidArgument, "{backend}: {st:?}");
+        s.knockout_game(
+            1,
+            "g1b",
+            (&account[&b], &account[&a]),
+            true,
+            t + Duration::minutes(40),
+            q::KnockoutResult::Draw,
+        )
+        .await
+        .expect("blitz");
+        // Pair 2: reported while being played; the round cannot close until it ends.
+        s.knockout_game(
+            1,
+            "g2",
+            (&account[&x], &account[&y]),
+            false,
+            t,
+            q::KnockoutResult::Unspecified,
+        )
+        .await
+        .expect("in play");
+        let st = s.close_round("ruwei", 1).await.expect_err("a game is on");
+        assert_eq!(st.code(), Code::FailedPrecondition, "{backend}");
+        s.knockout_game(
+            1,
+            "g2",
+            (&account[&x], &account[&y]),
+            false,
+            t,
+            q::KnockoutResult::FirstEscaped,
+        )
+        .await
+        .expect("result");
+        let dup = s
+            .knockout_game(
+                1,
+                "g2",
+                (&account[&x], &account[&y]),
+                false,
+                t,
+                q::KnockoutResult::FirstEscaped,
+            )
+            .await
+            .expect("same again");
+        assert_eq!(dup.status, q::AckStatus::Duplicate as i32, "{backend}");
+        let st = s
+            .knockout_game(
+                1,
+                "g2",
+                (&account[&x], &account[&y]),
+                false,
+                t,
+                q::KnockoutResult::SecondWins,
+            )
+            .await
+            .expect_err("a finished game never changes");
+        assert_eq!(st.code(), Code::AlreadyExists, "{backend}");
+        let st = s
+            .knockout_game(
+                1,
+                "g3",
+                (&account[&a], &account[&x]),
+                false,
+                t,
+                q::KnockoutResult::FirstWins,
+            )
+            .await
+            .expect_err("not a drawn pair");
+        assert_eq!(st.code(), Code::InvalidArgument, "{backend}");
+        let st = s
+            .knockout_game(
+                1,
+                "g4",
+                (&account[&b], &account[&a]),
+                false,
+                utc(2015, 10, 3, 15, 30),
+                q::KnockoutResult::FirstWins,
+            )
+            .await
+            .expect_err("23:30 China time is outside the play hours");
+        assert_eq!(st.code(), Code::InvalidArgument, "{backend}");
+
+        let closed = s.close_round("ruwei", 1).await.expect("close round 1");
+        assert_eq!(status_of(&closed, &a).0, "BLITZ_DRAW_AWARDED", "{backend}");
+        assert_eq!(status_of(&closed, &b).0, "BLITZ_DRAW_AGAINST", "{backend}");
+        assert_eq!(status_of(&closed, &x).0, "ESCAPED", "{backend}");
+        assert_eq!(status_of(&closed, &y).0, "OPPONENT_ESCAPED", "{backend}");
+        assert_eq!(status_of(&closed, &r1.bye).0, "BYE", "{backend}");
+
+        // Round 2: three players: one pair and a bye; round 3: one pair, one never enters the room.
+        let r2 = s.draw("ruwei", 2).await;
+        let mut r2_entrants = vec![a.clone(), y.clone(), r1.bye.clone()];
+        r2_entrants.sort();
+        assert_eq!(r2.entrants, r2_entrants, "{backend}");
+        let p = &r2.pairs[0];
+        s.knockout_game(
+            2,
+            "h1",
+            (&account[&p.first_mover], &account[&p.second_mover]),
+            false,
+            utc(2015, 10, 5, 2, 0),
+            q::KnockoutResult::SecondWins,
+        )
+        .await
+        .expect("round 2 game");
+        s.close_round("ruwei", 2).await.expect("close round 2");
+        let r3 = s.draw("ruwei", 3).await;
+        assert_eq!(r3.entrants.len(), 2, "{backend}");
+        let present = r3.entrants[0].clone();
+        let absent = r3.entrants[1].clone();
+        c.report_knockout(with_token(
+            &s.partner,
+            q::KnockoutReport {
+                round: Some(s.round("ruwei", 3)),
+                event: Some(q::knockout_report::Event::RoomEntry(q::RoomEntry {
+                    account: account[&present].clone(),
+                    entered_at: ts(utc(2015, 10, 7, 2, 0)),
+                })),
+            },
+        ))
+        .await
+        .expect("room entry");
+        let last = s.close_round("ruwei", 3).await.expect("close round 3");
+        assert_eq!(status_of(&last, &absent).0, "NO_SHOW", "{backend}");
+        assert_eq!(
+            status_of(&last, &present).1,
+            q::KnockoutOutcome::Advanced as i32,
+            "{backend}"
+        );
+        // The stage's frozen list (period 0): the winner goes to the final, everyone else is out.
+        let list = c
+            .get_advancement(with_token(
+                &s.org,
+                q::PeriodRef {
+                    championship_id: s.championship.clone(),
+                    stage: "ruwei".into(),
+                    period: 0,
+                },
+            ))
+            .await
+            .expect("stage list")
+            .into_inner();
+        assert_eq!(
+            (list.to_stage.as_str(), list.places),
+            ("final", 240),
+            "{backend}"
+        );
+        let advanced: Vec<&str> = list
+            .rows
+            .iter()
+            .filter(|r| r.advanced)
+            .map(|r| r.player_id.as_str())
+            .collect();
+        assert_eq!(advanced, vec![present.as_str()], "{backend}");
+        assert_eq!(list.rows.len(), 5, "{backend}: every entrant has a row");
+        let st = s
+            .close_round("ruwei", 3)
+            .await
+            .expect("closing again is the same answer");
+        assert!(st.closed_at.is_some(), "{backend}");
+        s.app.stop().await;
+    }
+}

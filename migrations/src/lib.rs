@@ -9,6 +9,7 @@ pub use sea_orm_migration::prelude::*;
 
 mod m20261129_000001_registration_init;
 mod m20261130_000001_qualification_init;
+mod m20261201_000001_qualification_knockout;
 
 pub struct Migrator;
 
@@ -18,6 +19,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m20261129_000001_registration_init::Migration),
             Box::new(m20261130_000001_qualification_init::Migration),
+            Box::new(m20261201_000001_qualification_knockout::Migration),
         ]
     }
 

@@ -174,3 +174,92 @@ pub mod audit {
 
     impl ActiveModelBehavior for ActiveModel {}
 }
+
+pub mod seed {
+    use sea_orm::entity::prelude::*;
+
+    /// A player placed straight into a stage (直接晋级, R-ADV-2, R-ADV-5, R-FIN-1).
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "qualification_seeds")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub championship_id: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub to_stage: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub player_id: String,
+        pub source_index: i32,
+        pub source: String,
+        pub reason: String,
+        pub decided_by: String,
+        pub decided_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod knockout_round {
+    use sea_orm::entity::prelude::*;
+
+    /// One round of a knockout stage: its published seed, its draw, and when it closed.
+    /// Lists are stored one player id per line (ids never contain a newline); a pair is
+    /// `first<TAB>second`.
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "qualification_knockout_rounds")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub championship_id: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub stage: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub round: i32,
+        pub seed: Option<String>,
+        pub seed_published_at: Option<DateTimeUtc>,
+        pub entrants: Option<String>,
+        pub pairs: Option<String>,
+        pub bye: Option<String>,
+        pub drawn_at: Option<DateTimeUtc>,
+        pub closed_at: Option<DateTimeUtc>,
+        /// The players who advanced, once closed.
+        pub advancing: Option<String>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod knockout_event {
+    use sea_orm::entity::prelude::*;
+
+    /// What a platform reported of a knockout round: a room entry (`kind` = "room", `first_player`
+    /// only) or a game (`kind` = "game"; `result` 0 while it is played).
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "qualification_knockout_events")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub championship_id: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub platform: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub event_id: String,
+        pub stage: String,
+        pub round: i32,
+        pub kind: String,
+        pub first_player: String,
+        pub second_player: String,
+        pub blitz: bool,
+        pub at: DateTimeUtc,
+        pub result: i32,
+        pub reported_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}

@@ -40,6 +40,8 @@ use crate::entity::{advancement, audit, cancellation, conflict, game, period, re
 use crate::error::{QualificationError, Result, invalid, precondition};
 use crate::facts::{game_facts, instant};
 
+mod knockout;
+
 /// Reports committed per transaction on a stream (group commit).
 const BATCH: usize = 500;
 
@@ -63,6 +65,9 @@ pub struct QualificationApi {
     entered: Arc<Mutex<std::collections::HashSet<(String, String)>>>,
     /// (championship, target stage) -> players the frozen lists advanced there.
     advanced: Arc<Mutex<HashMap<(String, String), AdvancedRows>>>,
+    /// Serializes knockout and seed writes in this process: each is validated against the whole
+    /// round before it is stored (knockouts are thousands of games, not millions).
+    knockout_write: Arc<tokio::sync::Mutex<()>>,
     changes: broadcast::Sender<(String, pb::Change)>,
     /// Turns true when the process shuts down: open change streams end then, so a graceful
     /// shutdown never waits on a follower.
@@ -119,6 +124,7 @@ impl QualificationApi {
             versions: Arc::default(),
             entered: Arc::default(),
             advanced: Arc::default(),
+            knockout_write: Arc::default(),
             changes,
             shutdown,
             metrics,
@@ -644,6 +650,17 @@ impl QualificationApi {
             .into_iter()
             .map(|r| (r.stage, r.period as u32, r.player_id))
             .collect();
+        // Direct seeds (直接晋级) play there too; their source is no stage ("seed", period 0).
+        let mut rows = rows;
+        rows.extend(
+            crate::entity::seed::Entity::find()
+                .filter(crate::entity::seed::Column::ChampionshipId.eq(championship))
+                .filter(crate::entity::seed::Column::ToStage.eq(stage))
+                .all(&self.db)
+                .await?
+                .into_iter()
+                .map(|s| ("seed".to_owned(), 0, s.player_id)),
+        );
         let rows = Arc::new(rows);
         lock(&self.advanced).insert(key, rows.clone());
         Ok(rows)
@@ -1540,6 +1557,21 @@ impl QualificationService for QualificationApi {
     async fn get_advancement(&self, request: Request<pb::PeriodRef>) -> Reply<pb::AdvancementList> {
         auth::caller(&request)?;
         let result = async {
+            let r = request.get_ref();
+            if r.period == 0 && !r.championship_id.is_empty() && !r.stage.is_empty() {
+                // Period 0: a stage decided as a whole (a knockout's frozen list, once its last
+                // round is closed).
+                let key = (r.championship_id.clone(), r.stage.clone(), 0);
+                let list = self.stored_advancement(&key).await?;
+                if list.rows.is_empty() {
+                    return Err(precondition(
+                        "STAGE_NOT_DECIDED",
+                        "period",
+                        "period 0 is a knockout stage's list, which exists once its last round is closed",
+                    ));
+                }
+                return Ok(list);
+            }
             let key = Self::period_key(Some(request.get_ref()))?;
             if !self.period_row(&key).await?.is_some_and(|p| p.closed) {
                 return Err(precondition(
@@ -1627,5 +1659,61 @@ impl QualificationService for QualificationApi {
         });
         let stream = tokio_stream::wrappers::ReceiverStream::new(rx);
         Ok(Response::new(Box::pin(stream)))
+    }
+
+    async fn add_direct_seed(
+        &self,
+        request: Request<pb::AddDirectSeedRequest>,
+    ) -> Reply<pb::DirectSeed> {
+        let caller = auth::caller(&request)?;
+        reply(self.add_seed_impl(caller, request.into_inner()).await)
+    }
+
+    async fn list_direct_seeds(
+        &self,
+        request: Request<pb::ListDirectSeedsRequest>,
+    ) -> Reply<pb::ListDirectSeedsResponse> {
+        auth::caller(&request)?;
+        reply(self.list_seeds_impl(request.into_inner()).await)
+    }
+
+    async fn publish_knockout_seed(
+        &self,
+        request: Request<pb::PublishKnockoutSeedRequest>,
+    ) -> Reply<pb::KnockoutRound> {
+        let caller = auth::caller(&request)?;
+        reply(self.publish_seed_impl(caller, request.into_inner()).await)
+    }
+
+    async fn draw_knockout_round(
+        &self,
+        request: Request<pb::KnockoutRoundRef>,
+    ) -> Reply<pb::KnockoutRound> {
+        let caller = auth::caller(&request)?;
+        reply(self.draw_round_impl(caller, request.into_inner()).await)
+    }
+
+    async fn close_knockout_round(
+        &self,
+        request: Request<pb::KnockoutRoundRef>,
+    ) -> Reply<pb::KnockoutRound> {
+        let caller = auth::caller(&request)?;
+        reply(self.close_round_impl(caller, request.into_inner()).await)
+    }
+
+    async fn get_knockout_round(
+        &self,
+        request: Request<pb::KnockoutRoundRef>,
+    ) -> Reply<pb::KnockoutRound> {
+        let caller = auth::caller(&request)?;
+        reply(self.get_round_impl(caller, request.into_inner()).await)
+    }
+
+    async fn report_knockout(&self, request: Request<pb::KnockoutReport>) -> Reply<pb::ReportAck> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.report_knockout_impl(caller, request.into_inner())
+                .await,
+        )
     }
 }

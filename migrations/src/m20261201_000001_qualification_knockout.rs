@@ -1,0 +1,159 @@
+//! Qualification service tables for direct seeds and knockout stages (R-ADV-2/3/5/6, R-FIN-1).
+
+use sea_orm_migration::{prelude::*, schema::*};
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+#[derive(DeriveIden)]
+enum QualificationSeeds {
+    Table,
+    ChampionshipId,
+    ToStage,
+    PlayerId,
+    SourceIndex,
+    Source,
+    Reason,
+    DecidedBy,
+    DecidedAt,
+}
+
+#[derive(DeriveIden)]
+enum QualificationKnockoutRounds {
+    Table,
+    ChampionshipId,
+    Stage,
+    Round,
+    Seed,
+    SeedPublishedAt,
+    Entrants,
+    Pairs,
+    Bye,
+    DrawnAt,
+    ClosedAt,
+    Advancing,
+}
+
+#[derive(DeriveIden)]
+enum QualificationKnockoutEvents {
+    Table,
+    ChampionshipId,
+    Platform,
+    EventId,
+    Stage,
+    Round,
+    Kind,
+    FirstPlayer,
+    SecondPlayer,
+    Blitz,
+    At,
+    Result,
+    ReportedAt,
+}
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        use QualificationKnockoutEvents as E;
+        use QualificationKnockoutRounds as K;
+        use QualificationSeeds as S;
+
+        manager
+            .create_table(
+                Table::create()
+                    .table(S::Table)
+                    .col(string_len(S::ChampionshipId, 40))
+                    .col(string_len(S::ToStage, 32))
+                    .col(string_len(S::PlayerId, 128))
+                    .col(integer(S::SourceIndex))
+                    .col(text(S::Source))
+                    .col(text(S::Reason))
+                    .col(string_len(S::DecidedBy, 128))
+                    .col(timestamp_with_time_zone(S::DecidedAt))
+                    .primary_key(
+                        Index::create()
+                            .col(S::ChampionshipId)
+                            .col(S::ToStage)
+                            .col(S::PlayerId),
+                    )
+                    .to_owned(),
+            )
+            .await?;
+
+        manager
+            .create_table(
+                Table::create()
+                    .table(K::Table)
+                    .col(string_len(K::ChampionshipId, 40))
+                    .col(string_len(K::Stage, 32))
+                    .col(integer(K::Round))
+                    .col(text_null(K::Seed))
+                    .col(timestamp_with_time_zone_null(K::SeedPublishedAt))
+                    .col(text_null(K::Entrants))
+                    .col(text_null(K::Pairs))
+                    .col(string_len_null(K::Bye, 128))
+                    .col(timestamp_with_time_zone_null(K::DrawnAt))
+                    .col(timestamp_with_time_zone_null(K::ClosedAt))
+                    .col(text_null(K::Advancing))
+                    .primary_key(
+                        Index::create()
+                            .col(K::ChampionshipId)
+                            .col(K::Stage)
+                            .col(K::Round),
+                    )
+                    .to_owned(),
+            )
+            .await?;
+
+        manager
+            .create_table(
+                Table::create()
+                    .table(E::Table)
+                    .col(string_len(E::ChampionshipId, 40))
+                    .col(string_len(E::Platform, 64))
+                    .col(string_len(E::EventId, 200))
+                    .col(string_len(E::Stage, 32))
+                    .col(integer(E::Round))
+                    .col(string_len(E::Kind, 8))
+                    .col(string_len(E::FirstPlayer, 128))
+                    .col(string_len(E::SecondPlayer, 128))
+                    .col(boolean(E::Blitz))
+                    .col(timestamp_with_time_zone(E::At))
+                    .col(integer(E::Result))
+                    .col(timestamp_with_time_zone(E::ReportedAt))
+                    .primary_key(
+                        Index::create()
+                            .col(E::ChampionshipId)
+                            .col(E::Platform)
+                            .col(E::EventId),
+                    )
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_index(
+                Index::create()
+                    .name("ix_qualification_knockout_events_round")
+                    .table(E::Table)
+                    .col(E::ChampionshipId)
+                    .col(E::Stage)
+                    .col(E::Round)
+                    .to_owned(),
+            )
+            .await?;
+        Ok(())
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        for table in [
+            QualificationKnockoutEvents::Table.into_iden(),
+            QualificationKnockoutRounds::Table.into_iden(),
+            QualificationSeeds::Table.into_iden(),
+        ] {
+            manager
+                .drop_table(Table::drop().table(table).to_owned())
+                .await?;
+        }
+        Ok(())
+    }
+}
