@@ -47,16 +47,21 @@ const POW_BOUND: u64 = 1 << 40;
 /// The weight layout of one bracket: tier offsets (bit positions), highest criterion first.
 struct Layout {
     offsets: Vec<Option<u32>>,
+    /// Bits used.
+    bits: u32,
+    /// Width of the lowest tier when it is a hint (0 when dropped).
+    hint_bits: u32,
 }
 
 impl Layout {
-    /// `bounds[t]` is the largest value one edge contributes to tier `t`; `edges` the most
-    /// edges a matching holds. Tiers that do not fit into [`Wide::BITS`] are dropped, lowest first.
-    fn new(bounds: &[u64], edges: u64) -> Layout {
-        let edge_bits = 64 - (edges.max(1) + 1).leading_zeros();
+    /// `bounds[t]` is the largest value one edge contributes to tier `t` and the most edges of
+    /// a matching that contribute to it. Tiers that do not fit into `max_bits` are dropped,
+    /// lowest first.
+    fn new(bounds: &[(u64, u64)], max_bits: u32) -> Layout {
         let widths: Vec<u32> = bounds
             .iter()
-            .map(|&b| {
+            .map(|&(b, edges)| {
+                let edge_bits = 64 - (edges.max(1) + 1).leading_zeros();
                 if b >= POW_BOUND {
                     // A tier of powers of two below 2^(b - POW_BOUND).
                     (b - POW_BOUND) as u32 + 1 + edge_bits
@@ -71,7 +76,7 @@ impl Layout {
         // Drop lowest tiers until it fits.
         let mut keep = bounds.len();
         let mut used = total;
-        while used > Wide::BITS && keep > 0 {
+        while used > max_bits && keep > 0 {
             keep -= 1;
             used -= widths[keep];
         }
@@ -80,24 +85,32 @@ impl Layout {
             offsets[t] = Some(offset);
             offset += widths[t];
         }
-        Layout { offsets }
-    }
-
-    /// Adds `2^exp` in tier `tier`.
-    fn add_pow(&self, w: &mut Wide, tier: usize, exp: u32) {
-        if let Some(Some(off)) = self.offsets.get(tier)
-            && off + exp < 64 * 8 - 8
-        {
-            *w += Wide::from_u64(1).shl(*off + exp);
+        Layout {
+            hint_bits: if keep == bounds.len() {
+                widths.last().copied().unwrap_or(0)
+            } else {
+                0
+            },
+            offsets,
+            bits: offset,
         }
     }
 
-    fn add(&self, w: &mut Wide, tier: usize, value: u64) {
+    /// Adds `2^exp` in tier `tier`.
+    fn add_pow<const L: usize>(&self, w: &mut Wide<L>, tier: usize, exp: u32) {
+        if let Some(Some(off)) = self.offsets.get(tier)
+            && off + exp < Wide::<L>::BITS
+        {
+            *w += Wide::<L>::from_u64(1).shl(*off + exp);
+        }
+    }
+
+    fn add<const L: usize>(&self, w: &mut Wide<L>, tier: usize, value: u64) {
         if value == 0 {
             return;
         }
         if let Some(Some(off)) = self.offsets.get(tier) {
-            *w += Wide::from_u64(value).shl(*off);
+            *w += Wide::<L>::from_u64(value).shl(*off);
         }
     }
 }
@@ -298,7 +311,7 @@ impl Engine {
                     .collect()
             };
             let rest_empty = remaining.len() == bracket.len();
-            let (fixed, unpaired) = self.pair_bracket(
+            let (fixed, unpaired) = self.pair_bracket::<8>(
                 &remaining,
                 &bracket,
                 &mdps,
@@ -335,12 +348,12 @@ impl Engine {
         &self,
         set: &[usize],
         bye_eligible: &dyn Fn(usize) -> bool,
-    ) -> (Vec<Edge>, usize) {
+    ) -> (Vec<Edge<2>>, usize) {
         let mut edges = Vec::new();
         for (x, &a) in set.iter().enumerate() {
             for (y, &b) in set.iter().enumerate().skip(x + 1) {
                 if self.compatible(a, b) {
-                    edges.push((x, y, Wide::from_u64(1)));
+                    edges.push((x, y, Wide::<2>::from_u64(1)));
                 }
             }
         }
@@ -348,7 +361,7 @@ impl Engine {
         if set.len() % 2 == 1 {
             for (x, &a) in set.iter().enumerate() {
                 if bye_eligible(a) {
-                    edges.push((x, nv, Wide::from_u64(1)));
+                    edges.push((x, nv, Wide::<2>::from_u64(1)));
                 }
             }
             nv += 1;
@@ -359,7 +372,7 @@ impl Engine {
     /// Pairs one bracket: returns its pairs and its unpaired players (downfloaters, or the
     /// bye when it is the last bracket).
     #[allow(clippy::too_many_arguments)]
-    fn pair_bracket(
+    fn pair_bracket<const L: usize>(
         &self,
         remaining: &[usize],
         bracket: &[usize],
@@ -403,50 +416,58 @@ impl Engine {
             .unwrap_or(0);
 
         // Tier layout.
-        let mut bounds: Vec<u64> = Vec::new();
-        let mut push = |b: u64| {
-            bounds.push(b);
+        // Most edges of one matching that can contribute to a tier: any edge, the bye edge, edges
+        // inside the bracket, edges inside the next bracket.
+        let all_e = (nv / 2 + 1) as u64;
+        let b_e = (bracket.len() / 2 + 1) as u64;
+        let n_e = ((bracket.len() + next.len()) / 2 + 1) as u64;
+        let mut bounds: Vec<(u64, u64)> = Vec::new();
+        let mut push = |b: u64, e: u64| {
+            bounds.push((b, e));
             bounds.len() - 1
         };
-        let card = push(1);
-        let c5 = push(self.levels.len() as u64);
-        let c6 = push(1);
-        let c7 = push(2);
+        let card = push(1, all_e);
+        let c5 = push(self.levels.len() as u64, 1);
+        let c6 = push(1, b_e);
+        let c7 = push(2, b_e);
         for _ in 1..b_levels.len() {
-            push(2);
+            push(2, b_e);
         }
-        let c8_pairs = push(1);
-        let c8 = push(2);
+        let c8_pairs = push(1, n_e);
+        let c8 = push(2, n_e);
         for _ in 1..n_levels.len() {
-            push(2);
+            push(2, n_e);
         }
-        let c9 = push(max_unplayed);
-        let c10 = push(2);
-        let c11 = push(2);
-        let c12 = push(2);
-        let c13 = push(2);
-        let c14 = push(2);
-        let c15 = push(2);
-        let c16 = push(2);
-        let c17 = push(2);
+        let c9 = push(max_unplayed, 1);
+        let c10 = push(2, b_e);
+        let c11 = push(2, b_e);
+        let c12 = push(2, b_e);
+        let c13 = push(2, b_e);
+        let c14 = push(2, b_e);
+        let c15 = push(2, b_e);
+        let c16 = push(2, b_e);
+        let c17 = push(2, b_e);
         // C18-C21: four blocks; each starts with a tier counting the MDPs concerned that are
         // paired here (an MDP that floats on gets a larger difference than any here), then one
         // tier per score difference, largest first.
-        let c18 = push(2);
+        let c18 = push(2, b_e);
         for _ in 1..(4 * (diffs.len().max(1) + 1)) {
-            push(2);
+            push(2, b_e);
         }
         // Art. 4 (exchanges in the remainder): most S1 players kept in S1, then the smallest
         // sum of the BSNs of the new S1.
         // Art. 4 in a heterogeneous bracket: S1 holds the highest MDPs (exchanges with the
         // Limbo only when needed); a set compared lexicographically.
-        let mdp_s1 = push(POW_BOUND + mdps.len() as u64);
-        let ex_keep = push(1);
-        let ex_sum = push(bracket.len() as u64 + 1);
+        let mdp_s1 = push(POW_BOUND + mdps.len() as u64, b_e);
+        let ex_keep = push(1, b_e);
+        let ex_sum = push(bracket.len() as u64 + 1, b_e);
         // Then the players moved from S1 to S2 with the highest BSNs, and those moved from S2 to
         // S1 with the lowest (each a set compared lexicographically: sums of powers of two).
-        let ex_out = push(POW_BOUND + bracket.len() as u64);
-        let ex_in = push(POW_BOUND + bracket.len() as u64);
+        let ex_out = push(POW_BOUND + bracket.len() as u64, b_e);
+        let ex_in = push(POW_BOUND + bracket.len() as u64, b_e);
+        // Not a criterion: a hint towards the natural pairing (S1[i] with S2[i]) so that the
+        // optimum found first is usually the one Art. 4 picks; comparisons ignore it.
+        let hint = push(bracket.len() as u64 + 1, b_e);
         let tiers = Tiers {
             card,
             c5,
@@ -467,7 +488,14 @@ impl Engine {
             diff_levels: diffs.len().max(1),
             count: bounds.len(),
         };
-        let layout = Layout::new(&bounds, (nv / 2 + 1) as u64);
+        let needed = Layout::new(&bounds, u32::MAX).bits;
+        if L == 8 && needed <= Wide::<2>::BITS {
+            return self.pair_bracket::<2>(remaining, bracket, mdps, s0, next, _last, bye_eligible);
+        }
+        if L == 8 && needed <= Wide::<4>::BITS {
+            return self.pair_bracket::<4>(remaining, bracket, mdps, s0, next, _last, bye_eligible);
+        }
+        let layout = Layout::new(&bounds, Wide::<L>::BITS);
         let _ = tiers.count;
 
         // `rem[x]`: the BSN (0-based) of position x in the remainder once the MDPs are paired;
@@ -477,21 +505,10 @@ impl Engine {
                       rem: &[Option<usize>],
                       s1_len: usize,
                       c9_on: bool|
-         -> Option<Wide> {
+         -> Option<Wide<L>> {
             // x, y are positions in `remaining`; y may be the bye vertex.
-            let mut w = Wide::ZERO;
+            let mut w = Wide::<L>::ZERO;
             layout.add(&mut w, tiers.card, 1);
-            // Penalty tiers: every edge starts from 2.
-            for t in [
-                tiers.c10, tiers.c11, tiers.c12, tiers.c13, tiers.c15, tiers.c17,
-            ] {
-                layout.add(&mut w, t, 2);
-            }
-            for k in 0..(4 * (tiers.diff_levels + 1)) {
-                if k % (tiers.diff_levels + 1) != 0 {
-                    layout.add(&mut w, tiers.c18 + k, 2);
-                }
-            }
             if y == BYE_SENTINEL {
                 let a = remaining[x];
                 if !bye_eligible(a) {
@@ -525,21 +542,40 @@ impl Engine {
                         layout.add(&mut w, ex_keep, 1);
                         // Kept in S1: 2^s1_len - 2^low (fewer high BSNs kept is better).
                         layout.add_pow(&mut w, ex_out, s1_len as u32);
-                        let mut sub = Wide::ZERO;
+                        let mut sub = Wide::<L>::ZERO;
                         layout.add_pow(&mut sub, ex_out, low as u32);
                         w -= sub;
                     } else {
                         layout.add_pow(&mut w, ex_in, (bracket.len() - low) as u32);
                     }
                     layout.add(&mut w, ex_sum, (bracket.len() - low) as u64);
+                    let high = ra.max(rb);
+                    let natural = low + s1_len;
+                    layout.add(
+                        &mut w,
+                        hint,
+                        (bracket.len() - high.abs_diff(natural).min(bracket.len())) as u64,
+                    );
                 }
                 layout.add(&mut w, tiers.c6, 1);
+                // Penalty tiers: a pair of the bracket starts from 2 and loses one per violation
+                // (C6 above fixes how many such pairs there are).
+                for t in [
+                    tiers.c10, tiers.c11, tiers.c12, tiers.c13, tiers.c15, tiers.c17,
+                ] {
+                    layout.add(&mut w, t, 2);
+                }
+                for k in 0..(4 * (tiers.diff_levels + 1)) {
+                    if k % (tiers.diff_levels + 1) != 0 {
+                        layout.add(&mut w, tiers.c18 + k, 2);
+                    }
+                }
                 for p in [pa, pb] {
                     let l = b_levels.iter().position(|&s| s == p.score).unwrap_or(0);
                     layout.add(&mut w, tiers.c7 + l, 1);
                 }
                 let v = self.colour_violations(a, b);
-                let mut sub = Wide::ZERO;
+                let mut sub = Wide::<L>::ZERO;
                 layout.add(&mut sub, tiers.c10, v[0]);
                 layout.add(&mut sub, tiers.c11, v[1]);
                 layout.add(&mut sub, tiers.c12, v[2]);
@@ -558,7 +594,7 @@ impl Engine {
                     }
                 }
                 if pa.score > pb.score {
-                    let mut sub = Wide::ZERO;
+                    let mut sub = Wide::<L>::ZERO;
                     // C15/C17: the MDP's opponent with an upfloat 1 or 2 rounds ago.
                     if pb.float_1 == Float::Up {
                         layout.add(&mut sub, tiers.c15, 1);
@@ -619,8 +655,8 @@ impl Engine {
         let _ = s0;
 
         // The graph over all remaining players, for a given remainder numbering.
-        let build = |rem: &[Option<usize>], s1_len: usize, c9_on: bool| -> Vec<Edge> {
-            let mut edges: Vec<Edge> = Vec::new();
+        let build = |rem: &[Option<usize>], s1_len: usize, c9_on: bool| -> Vec<Edge<L>> {
+            let mut edges: Vec<Edge<L>> = Vec::new();
             for x in 0..nrem {
                 for y in x + 1..nrem {
                     if let Some(w) = weight(x, y, rem, s1_len, c9_on) {
@@ -634,14 +670,25 @@ impl Engine {
             edges
         };
         let no_rem = vec![None; nrem];
+        // A homogeneous bracket is its own remainder: guess that it pairs all but at most one
+        // player (S1 = its first half) and solve once; solve again only when the guess is wrong.
+        let bracket_rem: Vec<Option<usize>> = (0..nrem)
+            .map(|x| bracket.iter().position(|&b| b == remaining[x]))
+            .collect();
+        let guess = mdps.is_empty().then_some(bracket.len() / 2);
+        let guess_c9 = odd && bracket.len() % 2 == 1;
         let mut search = Search {
-            edges: build(&no_rem, 0, false),
+            edges: match guess {
+                Some(p) => build(&bracket_rem, p, guess_c9),
+                None => build(&no_rem, 0, false),
+            },
             index: HashMap::new(),
             nv,
             removed: vec![false; nv],
             mate: Vec::new(),
-            best: Wide::ZERO,
+            best: Wide::<L>::ZERO,
             solved: None,
+            hint_bits: layout.hint_bits,
         };
         search.resolve();
         // C6 fixes how many players float down; when exactly one does and the round has a bye,
@@ -650,8 +697,9 @@ impl Engine {
             .filter(|&x| in_bracket[x] && search.mate[x].is_some_and(|y| y < nrem && in_bracket[y]))
             .count();
         let c9_on = odd && bracket.len() - paired_here == 1;
-        if c9_on {
-            search.edges = build(&no_rem, 0, true);
+        let guessed_right = guess == Some(paired_here / 2) && c9_on == guess_c9;
+        if !guessed_right && (c9_on || guess.is_some()) {
+            search.edges = build(&no_rem, 0, c9_on);
             search.resolve();
         }
 
@@ -703,12 +751,14 @@ impl Engine {
             .count()
             / 2;
         if !rem_players.is_empty() {
-            let mut rem = vec![None; nrem];
-            for (k, &i) in rem_players.iter().enumerate() {
-                rem[pos(i)] = Some(k);
+            if !guessed_right {
+                let mut rem = vec![None; nrem];
+                for (k, &i) in rem_players.iter().enumerate() {
+                    rem[pos(i)] = Some(k);
+                }
+                search.edges = build(&rem, pairs_in_rem, c9_on);
+                search.resolve();
             }
-            search.edges = build(&rem, pairs_in_rem, c9_on);
-            search.resolve();
             for (k, &p) in rem_players.iter().enumerate() {
                 let xp = pos(p);
                 if done[xp] {
@@ -735,26 +785,28 @@ impl Engine {
 
 /// The optimum of the current bracket's graph with some players already fixed, and the checks
 /// of Art. 4's order against it.
-struct Search {
-    edges: Vec<Edge>,
-    index: HashMap<(usize, usize), Wide>,
+struct Search<const L: usize> {
+    edges: Vec<Edge<L>>,
+    index: HashMap<(usize, usize), Wide<L>>,
     nv: usize,
     removed: Vec<bool>,
     mate: Vec<Option<usize>>,
-    best: Wide,
-    solved: Option<Solved>,
+    best: Wide<L>,
+    solved: Option<Solved<L>>,
+    /// The lowest bits of a weight that are a hint, not a criterion.
+    hint_bits: u32,
 }
 
-impl Search {
-    fn solve(&self) -> (Solved, Wide) {
-        let sub: Vec<Edge> = self
+impl<const L: usize> Search<L> {
+    fn solve(&self) -> (Solved<L>, Wide<L>) {
+        let sub: Vec<Edge<L>> = self
             .edges
             .iter()
             .copied()
             .filter(|&(i, j, _)| !self.removed[i] && !self.removed[j])
             .collect();
         let solved = solve(self.nv, &sub);
-        let mut sum = Wide::ZERO;
+        let mut sum = Wide::<L>::ZERO;
         for &(i, j, w) in &sub {
             if solved.mate[i] == Some(j) {
                 sum += w;
@@ -775,7 +827,7 @@ impl Search {
         self.solved = Some(solved);
     }
 
-    fn weight(&self, x: usize, y: usize) -> Option<Wide> {
+    fn weight(&self, x: usize, y: usize) -> Option<Wide<L>> {
         self.index.get(&(x.min(y), x.max(y))).copied()
     }
 
@@ -792,15 +844,16 @@ impl Search {
         }
         // A positive reduced cost under the last optimal duals proves the pair is in no
         // optimal matching (the duals stay feasible when fixed pairs are removed).
+        let slack = self.best - self.best.shr(self.hint_bits).shl(self.hint_bits);
         if let Some(s) = &self.solved
-            && s.reduced_cost(x, y, w) > Wide::ZERO
+            && s.reduced_cost(x, y, w) > slack
         {
             return false;
         }
         self.removed[x] = true;
         self.removed[y] = true;
         let (solved, rest) = self.solve();
-        if rest + w == self.best {
+        if (rest + w).shr(self.hint_bits) == self.best.shr(self.hint_bits) {
             self.mate = solved.mate.clone();
             self.mate[x] = Some(y);
             self.mate[y] = Some(x);

@@ -1,6 +1,6 @@
 //! Maximum-weight matching in a general graph: Edmonds' blossom algorithm in its O(n³)
 //! primal-dual form (after Galil's survey, "Efficient algorithms for finding maximum matching
-//! in graphs", 1986), on exact integer weights ([`Wide`]).
+//! in graphs", 1986), on exact integer weights ([`Wide<L>`]).
 //!
 //! Weights are doubled internally so every dual variable stays an integer. Vertices are
 //! `0..n`; blossoms are numbered `n..2n`.
@@ -10,27 +10,27 @@ use super::wide::Wide;
 const NONE: usize = usize::MAX;
 
 /// One edge `(i, j, weight)`; weights must be non-negative.
-pub type Edge = (usize, usize, Wide);
+pub type Edge<const L: usize = 8> = (usize, usize, Wide<L>);
 
 /// A maximum-weight matching of the graph on `n` vertices: `mate[v]` is v's partner, if any.
 /// Add a large constant to every weight to make it a maximum-cardinality one.
-pub fn max_weight_matching(n: usize, edges: &[Edge]) -> Vec<Option<usize>> {
+pub fn max_weight_matching<const L: usize>(n: usize, edges: &[Edge<L>]) -> Vec<Option<usize>> {
     solve(n, edges).mate
 }
 
 /// A solved matching with its optimal dual solution.
-pub struct Solved {
+pub struct Solved<const L: usize = 8> {
     pub mate: Vec<Option<usize>>,
-    dual: Vec<Wide>,
+    dual: Vec<Wide<L>>,
     parent: Vec<usize>,
 }
 
-impl Solved {
+impl<const L: usize> Solved<L> {
     /// The reduced cost of an edge (i, j, w) under the optimal duals (zero for edges of some
     /// optimal matching; when positive, no maximum-weight matching contains the edge).
-    pub fn reduced_cost(&self, i: usize, j: usize, w: Wide) -> Wide {
+    pub fn reduced_cost(&self, i: usize, j: usize, w: Wide<L>) -> Wide<L> {
         if self.dual.is_empty() {
-            return Wide::ZERO;
+            return Wide::<L>::ZERO;
         }
         let w2 = w + w;
         let mut s = self.dual[i] + self.dual[j] - w2 - w2;
@@ -58,7 +58,7 @@ impl Solved {
 }
 
 /// Solves and keeps the duals.
-pub fn solve(n: usize, edges: &[Edge]) -> Solved {
+pub fn solve<const L: usize>(n: usize, edges: &[Edge<L>]) -> Solved<L> {
     if n == 0 || edges.is_empty() {
         return Solved {
             mate: vec![None; n],
@@ -81,9 +81,9 @@ pub fn solve(n: usize, edges: &[Edge]) -> Solved {
     }
 }
 
-struct Matcher {
+struct Matcher<const L: usize> {
     n: usize,
-    edges: Vec<(usize, usize, Wide)>,
+    edges: Vec<(usize, usize, Wide<L>)>,
     endpoint: Vec<usize>,
     neighbend: Vec<Vec<usize>>,
     mate: Vec<usize>,
@@ -97,7 +97,7 @@ struct Matcher {
     bestedge: Vec<usize>,
     blossombestedges: Vec<Option<Vec<usize>>>,
     unusedblossoms: Vec<usize>,
-    dualvar: Vec<Wide>,
+    dualvar: Vec<Wide<L>>,
     allowedge: Vec<bool>,
     queue: Vec<usize>,
 }
@@ -106,16 +106,16 @@ fn wrap(j: isize, len: usize) -> usize {
     j.rem_euclid(len as isize) as usize
 }
 
-impl Matcher {
-    fn new(n: usize, input: &[Edge]) -> Matcher {
-        let edges: Vec<(usize, usize, Wide)> =
+impl<const L: usize> Matcher<L> {
+    fn new(n: usize, input: &[Edge<L>]) -> Matcher<L> {
+        let edges: Vec<(usize, usize, Wide<L>)> =
             input.iter().map(|&(i, j, w)| (i, j, w + w)).collect();
         let maxweight = edges
             .iter()
             .map(|e| e.2)
             .max()
-            .unwrap_or(Wide::ZERO)
-            .max(Wide::ZERO);
+            .unwrap_or(Wide::<L>::ZERO)
+            .max(Wide::<L>::ZERO);
         let mut endpoint = Vec::with_capacity(2 * edges.len());
         let mut neighbend = vec![Vec::new(); n];
         for (k, &(i, j, _)) in edges.iter().enumerate() {
@@ -126,7 +126,7 @@ impl Matcher {
         }
         let nedge = edges.len();
         let mut dualvar = vec![maxweight; n];
-        dualvar.extend(std::iter::repeat_n(Wide::ZERO, n));
+        dualvar.extend(std::iter::repeat_n(Wide::<L>::ZERO, n));
         Matcher {
             n,
             edges,
@@ -149,7 +149,7 @@ impl Matcher {
         }
     }
 
-    fn slack(&self, k: usize) -> Wide {
+    fn slack(&self, k: usize) -> Wide<L> {
         let (i, j, w) = self.edges[k];
         self.dualvar[i] + self.dualvar[j] - w - w
     }
@@ -254,7 +254,7 @@ impl Matcher {
         }
         self.label[b] = 1;
         self.labelend[b] = self.labelend[bb];
-        self.dualvar[b] = Wide::ZERO;
+        self.dualvar[b] = Wide::<L>::ZERO;
         self.blossomchilds[b] = path.clone();
         self.blossomendps[b] = endps;
         for v in self.leaves(b) {
@@ -308,7 +308,7 @@ impl Matcher {
             self.blossomparent[s] = NONE;
             if s < self.n {
                 self.inblossom[s] = s;
-            } else if endstage && self.dualvar[s] == Wide::ZERO {
+            } else if endstage && self.dualvar[s] == Wide::<L>::ZERO {
                 self.expand_blossom(s, endstage);
             } else {
                 for v in self.leaves(s) {
@@ -465,10 +465,10 @@ impl Matcher {
                         if self.inblossom[v] == self.inblossom[w] {
                             continue;
                         }
-                        let mut kslack = Wide::ZERO;
+                        let mut kslack = Wide::<L>::ZERO;
                         if !self.allowedge[k] {
                             kslack = self.slack(k);
-                            if kslack <= Wide::ZERO {
+                            if kslack <= Wide::<L>::ZERO {
                                 self.allowedge[k] = true;
                             }
                         }
@@ -509,7 +509,7 @@ impl Matcher {
                     .iter()
                     .copied()
                     .min()
-                    .unwrap_or(Wide::ZERO);
+                    .unwrap_or(Wide::<L>::ZERO);
                 let mut deltaedge = NONE;
                 let mut deltablossom = NONE;
                 for v in 0..n {
@@ -587,7 +587,7 @@ impl Matcher {
                 if self.blossomparent[b] == NONE
                     && self.blossombase[b] != NONE
                     && self.label[b] == 1
-                    && self.dualvar[b] == Wide::ZERO
+                    && self.dualvar[b] == Wide::<L>::ZERO
                 {
                     self.expand_blossom(b, true);
                 }

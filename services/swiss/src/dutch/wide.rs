@@ -5,14 +5,12 @@
 use std::cmp::Ordering;
 use std::ops::{Add, AddAssign, Sub, SubAssign};
 
-const LIMBS: usize = 8;
-
-/// A 512-bit two's-complement integer. Arithmetic wraps; callers keep values far from the limits
+/// A two's-complement integer of `L` 64-bit limbs (512 bits by default). Arithmetic wraps; callers keep values far from the limits
 /// (the weight builder checks its total width before use).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Wide([u64; LIMBS]);
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Wide<const L: usize = 8>([u64; L]);
 
-impl std::fmt::Debug for Wide {
+impl<const L: usize> std::fmt::Debug for Wide<L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Wide(")?;
         for limb in self.0.iter().rev() {
@@ -22,27 +20,27 @@ impl std::fmt::Debug for Wide {
     }
 }
 
-impl Wide {
+impl<const L: usize> Wide<L> {
     /// Usable magnitude in bits (keeps sums of many weights and doubled duals in range).
-    pub const BITS: u32 = 64 * LIMBS as u32 - 24;
-    pub const ZERO: Wide = Wide([0; LIMBS]);
+    pub const BITS: u32 = 64 * L as u32 - 24;
+    pub const ZERO: Wide<L> = Wide([0; L]);
 
-    pub fn from_u64(v: u64) -> Wide {
-        let mut w = [0; LIMBS];
+    pub fn from_u64(v: u64) -> Wide<L> {
+        let mut w = [0; L];
         w[0] = v;
         Wide(w)
     }
 
     fn is_negative(&self) -> bool {
-        self.0[LIMBS - 1] >> 63 == 1
+        self.0[L - 1] >> 63 == 1
     }
 
-    /// `self << bits` (bits < 64 * LIMBS).
-    pub fn shl(self, bits: u32) -> Wide {
+    /// `self << bits` (bits < 64 * L).
+    pub fn shl(self, bits: u32) -> Wide<L> {
         let limbs = (bits / 64) as usize;
         let rest = bits % 64;
-        let mut out = [0u64; LIMBS];
-        for i in (0..LIMBS).rev() {
+        let mut out = [0u64; L];
+        for i in (0..L).rev() {
             if i < limbs {
                 continue;
             }
@@ -56,26 +54,41 @@ impl Wide {
         Wide(out)
     }
 
+    /// Logical `self >> bits` (for non-negative values).
+    pub fn shr(self, bits: u32) -> Wide<L> {
+        let limbs = (bits / 64) as usize;
+        let rest = bits % 64;
+        let mut out = [0u64; L];
+        for (i, o) in out.iter_mut().enumerate() {
+            let src = i + limbs;
+            if src >= L {
+                break;
+            }
+            let mut v = self.0[src] >> rest;
+            if rest > 0 && src + 1 < L {
+                v |= self.0[src + 1] << (64 - rest);
+            }
+            *o = v;
+        }
+        Wide(out)
+    }
+
     /// Arithmetic shift right by one (halving, rounding toward minus infinity).
-    pub fn half(self) -> Wide {
-        let mut out = [0u64; LIMBS];
+    pub fn half(self) -> Wide<L> {
+        let mut out = [0u64; L];
         let sign = if self.is_negative() { 1u64 << 63 } else { 0 };
         for (i, o) in out.iter_mut().enumerate() {
-            let high = if i + 1 < LIMBS {
-                self.0[i + 1] << 63
-            } else {
-                sign
-            };
+            let high = if i + 1 < L { self.0[i + 1] << 63 } else { sign };
             *o = (self.0[i] >> 1) | high;
         }
         Wide(out)
     }
 }
 
-impl Add for Wide {
-    type Output = Wide;
-    fn add(self, rhs: Wide) -> Wide {
-        let mut out = [0u64; LIMBS];
+impl<const L: usize> Add for Wide<L> {
+    type Output = Wide<L>;
+    fn add(self, rhs: Wide<L>) -> Wide<L> {
+        let mut out = [0u64; L];
         let mut carry = false;
         for (i, o) in out.iter_mut().enumerate() {
             let (s1, c1) = self.0[i].overflowing_add(rhs.0[i]);
@@ -87,10 +100,10 @@ impl Add for Wide {
     }
 }
 
-impl Sub for Wide {
-    type Output = Wide;
-    fn sub(self, rhs: Wide) -> Wide {
-        let mut out = [0u64; LIMBS];
+impl<const L: usize> Sub for Wide<L> {
+    type Output = Wide<L>;
+    fn sub(self, rhs: Wide<L>) -> Wide<L> {
+        let mut out = [0u64; L];
         let mut borrow = false;
         for (i, o) in out.iter_mut().enumerate() {
             let (s1, b1) = self.0[i].overflowing_sub(rhs.0[i]);
@@ -102,32 +115,32 @@ impl Sub for Wide {
     }
 }
 
-impl AddAssign for Wide {
-    fn add_assign(&mut self, rhs: Wide) {
+impl<const L: usize> AddAssign for Wide<L> {
+    fn add_assign(&mut self, rhs: Wide<L>) {
         *self = *self + rhs;
     }
 }
 
-impl SubAssign for Wide {
-    fn sub_assign(&mut self, rhs: Wide) {
+impl<const L: usize> SubAssign for Wide<L> {
+    fn sub_assign(&mut self, rhs: Wide<L>) {
         *self = *self - rhs;
     }
 }
 
-impl PartialOrd for Wide {
-    fn partial_cmp(&self, other: &Wide) -> Option<Ordering> {
+impl<const L: usize> PartialOrd for Wide<L> {
+    fn partial_cmp(&self, other: &Wide<L>) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Wide {
-    fn cmp(&self, other: &Wide) -> Ordering {
+impl<const L: usize> Ord for Wide<L> {
+    fn cmp(&self, other: &Wide<L>) -> Ordering {
         match (self.is_negative(), other.is_negative()) {
             (true, false) => return Ordering::Less,
             (false, true) => return Ordering::Greater,
             _ => {}
         }
-        for i in (0..LIMBS).rev() {
+        for i in (0..L).rev() {
             match self.0[i].cmp(&other.0[i]) {
                 Ordering::Equal => continue,
                 o => return o,
@@ -143,13 +156,15 @@ mod tests {
 
     #[test]
     fn wide_arithmetic() {
-        let a = Wide::from_u64(5).shl(200);
+        let a: Wide = Wide::from_u64(5).shl(200);
         let b = Wide::from_u64(3).shl(200);
         assert!(a > b);
         assert_eq!(a - b, Wide::from_u64(2).shl(200));
         assert!(b - a < Wide::ZERO);
         assert_eq!((b - a) + a, b);
         assert_eq!(Wide::from_u64(7).shl(70).half(), Wide::from_u64(7).shl(69));
+        assert_eq!(a.shr(199), Wide::from_u64(10));
+        assert_eq!(Wide::<8>::from_u64(5).shl(130).shr(129), Wide::from_u64(10));
         assert_eq!(
             (Wide::ZERO - Wide::from_u64(4)).half(),
             Wide::ZERO - Wide::from_u64(2)
