@@ -601,13 +601,13 @@ mod tests {
     use super::*;
 
     fn w(v: u64) -> Wide {
-        Wide::from_u64(v)
+        Wide::<8>::from_u64(v)
     }
 
     fn brute(n: usize, edges: &[Edge]) -> Wide {
         fn go(v: usize, used: &mut Vec<bool>, n: usize, adj: &[Vec<Option<Wide>>]) -> Wide {
             if v == n {
-                return Wide::ZERO;
+                return Wide::<8>::ZERO;
             }
             if used[v] {
                 return go(v + 1, used, n, adj);
@@ -658,9 +658,9 @@ mod tests {
             .map(|(a, b)| {
                 e.iter()
                     .find(|x| (x.0, x.1) == (a, b) || (x.1, x.0) == (a, b))
-                    .map_or(Wide::ZERO, |x| x.2)
+                    .map_or(Wide::<8>::ZERO, |x| x.2)
             })
-            .fold(Wide::ZERO, |s, x| s + x);
+            .fold(Wide::<8>::ZERO, |s, x| s + x);
         assert_eq!(total, brute(6, &e));
     }
 
@@ -684,14 +684,14 @@ mod tests {
                 }
             }
             let m = max_weight_matching(n, &edges);
-            let mut total = Wide::ZERO;
+            let mut total = Wide::<8>::ZERO;
             for v in 0..n {
                 if let Some(u) = m[v] {
                     assert_eq!(m[u], Some(v));
                     if u > v {
                         let e = edges.iter().find(|x| (x.0, x.1) == (v, u)).map(|x| x.2);
                         assert!(e.is_some());
-                        total += e.unwrap_or(Wide::ZERO);
+                        total += e.unwrap_or(Wide::<8>::ZERO);
                     }
                 }
             }

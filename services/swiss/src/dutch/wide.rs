@@ -156,22 +156,28 @@ mod tests {
 
     #[test]
     fn wide_arithmetic() {
-        let a: Wide = Wide::from_u64(5).shl(200);
-        let b = Wide::from_u64(3).shl(200);
+        let a: Wide = Wide::<8>::from_u64(5).shl(200);
+        let b = Wide::<8>::from_u64(3).shl(200);
         assert!(a > b);
-        assert_eq!(a - b, Wide::from_u64(2).shl(200));
-        assert!(b - a < Wide::ZERO);
+        assert_eq!(a - b, Wide::<8>::from_u64(2).shl(200));
+        assert!(b - a < Wide::<8>::ZERO);
         assert_eq!((b - a) + a, b);
-        assert_eq!(Wide::from_u64(7).shl(70).half(), Wide::from_u64(7).shl(69));
-        assert_eq!(a.shr(199), Wide::from_u64(10));
-        assert_eq!(Wide::<8>::from_u64(5).shl(130).shr(129), Wide::from_u64(10));
         assert_eq!(
-            (Wide::ZERO - Wide::from_u64(4)).half(),
-            Wide::ZERO - Wide::from_u64(2)
+            Wide::<8>::from_u64(7).shl(70).half(),
+            Wide::<8>::from_u64(7).shl(69)
+        );
+        assert_eq!(a.shr(199), Wide::<8>::from_u64(10));
+        assert_eq!(
+            Wide::<8>::from_u64(5).shl(130).shr(129),
+            Wide::<8>::from_u64(10)
         );
         assert_eq!(
-            Wide::from_u64(u64::MAX) + Wide::from_u64(1),
-            Wide::from_u64(1).shl(64)
+            (Wide::<8>::ZERO - Wide::<8>::from_u64(4)).half(),
+            Wide::<8>::ZERO - Wide::<8>::from_u64(2)
+        );
+        assert_eq!(
+            Wide::<8>::from_u64(u64::MAX) + Wide::<8>::from_u64(1),
+            Wide::<8>::from_u64(1).shl(64)
         );
     }
 }
