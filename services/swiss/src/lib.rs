@@ -1,6 +1,11 @@
-//! Swiss-system groundwork for the finals of qiwang (棋王), issue 9: the data the Dutch pairing
-//! engine will stand on.
+//! The Swiss system of the finals of qiwang (棋王), issue 9: the FIDE Dutch pairing engine and
+//! the data it stands on.
 //!
+//! - [`dutch`]: the FIDE (Dutch) system, C.04.3 as applied from 1 February 2026 (the "2025
+//!   rules"): absolute criteria C1-C3, completion C4, the bye criterion C5 and quality criteria
+//!   C6-C21 as digits of exact matching weights, bracket by bracket; colour allocation (Art. 5);
+//!   requested byes, absences, forbidden pairs, configurable points. Reproduces bbpPairings 6.
+//! - [`cli`]: the bbpPairings/JaVaFo command line (`--dutch in.trf -p [out]`, `-c`) without IO.
 //! - [`trf`]: FIDE Tournament Report Files (TRF-16 and TRF-2026, with the JaVaFo/bbpPairings
 //!   extensions `XXR`, `XXC`, `XXP`, `BBW`/`BBD`/`BBL`/`BBZ`/`BBF`/`BBU`) read into a plain,
 //!   order-preserving model and written back byte for byte where the layout is canonical.

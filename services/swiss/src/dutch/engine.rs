@@ -115,24 +115,48 @@ impl Layout {
     }
 }
 
-/// The tiers of one bracket (indices into the layout).
+/// The tiers of one bracket (indices into the layout), highest first. Each is one criterion of
+/// C.04.3 Art. 2 (the 2025 numbering).
 struct Tiers {
+    /// C4 (completion, Art. 2.3): every edge counts one, so a maximum-weight matching pairs
+    /// every player still to pair (but one, who gets the bye).
     card: usize,
+    /// C5: the pairing-allocated bye goes to the lowest possible score.
     c5: usize,
+    /// C6: maximise the pairs of the bracket (minimise its downfloaters).
     c6: usize,
-    c7: usize, // + level
+    /// C7: minimise the scores of the downfloaters, highest first: one tier per score level of
+    /// the bracket, counting paired players.
+    c7: usize,
+    /// C8: the following bracket (this one's downfloaters and the next scoregroup) must make
+    /// as many pairs as possible (C6 there) ...
     c8_pairs: usize,
-    c8: usize, // + level
+    /// ... with the lowest downfloater scores (C7 there): one tier per score level.
+    c8: usize,
+    /// C9: minimise the unplayed games of the bye's assignee (only for a bracket that downfloats
+    /// exactly one player, who gets the bye).
     c9: usize,
+    /// C10: topscorers (or their opponents) whose colour difference would pass ±2.
     c10: usize,
+    /// C11: topscorers (or their opponents) with the same colour three times in a row.
     c11: usize,
+    /// C12: players who do not get their colour preference.
     c12: usize,
+    /// C13: players who do not get their strong (or absolute) colour preference.
     c13: usize,
+    /// C14: resident downfloaters who had a downfloat in the previous round.
     c14: usize,
+    /// C15: MDP opponents who had an upfloat in the previous round.
     c15: usize,
+    /// C16: resident downfloaters who had a downfloat two rounds before.
     c16: usize,
+    /// C17: MDP opponents who had an upfloat two rounds before.
     c17: usize,
-    c18: usize, // + diff level, then c19, c20, c21 blocks
+    /// C18-C21: four blocks (MDPs with a downfloat 1 round before, MDP opponents with an
+    /// upfloat 1 round before, then the same 2 rounds before), each the score differences taken
+    /// in descending order: a first tier for MDPs floating on (a larger difference than any
+    /// here), then one tier per difference, largest first.
+    c18: usize,
     diff_levels: usize,
     count: usize,
 }
@@ -311,15 +335,8 @@ impl Engine {
                     .collect()
             };
             let rest_empty = remaining.len() == bracket.len();
-            let (fixed, unpaired) = self.pair_bracket::<8>(
-                &remaining,
-                &bracket,
-                &mdps,
-                s0,
-                &next,
-                rest_empty,
-                &bye_eligible,
-            )?;
+            let (fixed, unpaired) =
+                self.pair_bracket::<8>(&remaining, &bracket, &mdps, s0, &next, &bye_eligible)?;
             for &(a, b) in &fixed {
                 pairs.push((a.min(b), a.max(b)));
             }
@@ -379,7 +396,6 @@ impl Engine {
         mdps: &[usize],
         s0: HalfPoints,
         next: &[usize],
-        _last: bool,
         bye_eligible: &dyn Fn(usize) -> bool,
     ) -> Result<BracketResult, EngineError> {
         let nrem = remaining.len();
@@ -490,10 +506,10 @@ impl Engine {
         };
         let needed = Layout::new(&bounds, u32::MAX).bits;
         if L == 8 && needed <= Wide::<2>::BITS {
-            return self.pair_bracket::<2>(remaining, bracket, mdps, s0, next, _last, bye_eligible);
+            return self.pair_bracket::<2>(remaining, bracket, mdps, s0, next, bye_eligible);
         }
         if L == 8 && needed <= Wide::<4>::BITS {
-            return self.pair_bracket::<4>(remaining, bracket, mdps, s0, next, _last, bye_eligible);
+            return self.pair_bracket::<4>(remaining, bracket, mdps, s0, next, bye_eligible);
         }
         let layout = Layout::new(&bounds, Wide::<L>::BITS);
         let _ = tiers.count;
