@@ -1234,3 +1234,244 @@ async fn r_adv_6_xiangqi_2015_knockout_draw_blitz_draw_black_wins_seeds_and_the_
         s.app.stop().await;
     }
 }
+
+#[tokio::test]
+async fn r_pub_1_to_3_finalist_list_notice_reports_replacement_and_r_reg_6_withdrawal() {
+    for backend in backends() {
+        let s = Setup::new(backend.clone(), "go-2025").await;
+        let field = names("o", 40);
+        let feeders = names("f", 3);
+        let all: Vec<String> = field.iter().chain(&feeders).cloned().collect();
+        let ids = s.players(&all).await;
+        s.open("haixuan", 1).await;
+        // o01 wins 40 games, o02 39, …, o40 1: a strict order; the feeders lose them all.
+        let mut games = Vec::new();
+        let mut t = utc(2025, 5, 10, 2, 0);
+        for (i, name) in field.iter().enumerate() {
+            for k in 0..(40 - i) {
+                let feeder = &feeders[(i + k) % feeders.len()];
+                games.push(s.win(&format!("{name}-{k}"), name, feeder, t));
+                t += Duration::seconds(30);
+            }
+        }
+        let summary = s.report_all(games).await;
+        assert_eq!(summary.refused, 0, "{backend}: {summary:?}");
+        let cut = s
+            .client()
+            .await
+            .close_period(with_token(&s.org, s.period("haixuan", 1)))
+            .await
+            .expect("close")
+            .into_inner();
+        assert_eq!(
+            cut.rows.iter().filter(|r| r.advanced).count(),
+            38,
+            "{backend}"
+        );
+        let mut c = s.client().await;
+        let champ = q::ChampionshipRef {
+            championship_id: s.championship.clone(),
+        };
+        let st = c
+            .compose_finalists(with_token(&s.partner, champ.clone()))
+            .await
+            .expect_err("organizers compose");
+        assert_eq!(st.code(), Code::PermissionDenied, "{backend}");
+        let list = c
+            .compose_finalists(with_token(&s.org, champ.clone()))
+            .await
+            .expect("compose")
+            .into_inner();
+        assert_eq!(list.finalists.len(), 38, "{backend}");
+        assert!(
+            list.finalists.iter().all(|f| f.origin == "QUALIFIER"),
+            "{backend}"
+        );
+        let reporter = s.app.token(Role::Player, &ids[42]);
+        let report = |player: &str| q::FileNoticeReportRequest {
+            championship_id: s.championship.clone(),
+            player_id: player.to_owned(),
+            text: "plays with engine help".into(),
+        };
+        let st = c
+            .file_notice_report(with_token(&reporter, report(&ids[4])))
+            .await
+            .expect_err("the notice is a draft");
+        assert_eq!(st.code(), Code::FailedPrecondition, "{backend}");
+        c.publish_notice(with_token(&s.org, champ.clone()))
+            .await
+            .expect("publish");
+        let st = c
+            .compose_finalists(with_token(&s.org, champ.clone()))
+            .await
+            .expect_err("published: composed only through reports now");
+        assert_eq!(st.code(), Code::FailedPrecondition, "{backend}");
+        let st = c
+            .file_notice_report(with_token(&reporter, report(&ids[38])))
+            .await
+            .expect_err("o39 is not listed");
+        assert_eq!(st.code(), Code::InvalidArgument, "{backend}");
+        let upheld = c
+            .file_notice_report(with_token(&reporter, report(&ids[4])))
+            .await
+            .expect("report o05")
+            .into_inner();
+        let dismissed = c
+            .file_notice_report(with_token(&reporter, report(&ids[5])))
+            .await
+            .expect("report o06")
+            .into_inner();
+        assert_eq!(upheld.state, "OPEN", "{backend}");
+        let st = c
+            .close_notice(with_token(&s.org, champ.clone()))
+            .await
+            .expect_err("reports pending");
+        assert_eq!(st.code(), Code::FailedPrecondition, "{backend}");
+        let conclude = |id: &str, uphold: bool, reason: &str| q::ConcludeNoticeReportRequest {
+            report_id: id.to_owned(),
+            uphold,
+            reason: reason.into(),
+            override_reason: String::new(),
+        };
+        let st = c
+            .conclude_notice_report(with_token(
+                &s.org,
+                conclude(&upheld.report_id, true, "verified"),
+            ))
+            .await
+            .expect_err("investigate first");
+        assert_eq!(st.code(), Code::FailedPrecondition, "{backend}");
+        for r in [&upheld, &dismissed] {
+            c.investigate_notice_report(with_token(
+                &s.org,
+                q::NoticeReportRef {
+                    report_id: r.report_id.clone(),
+                },
+            ))
+            .await
+            .expect("investigate");
+        }
+        let st = c
+            .conclude_notice_report(with_token(&s.org, conclude(&upheld.report_id, true, " ")))
+            .await
+            .expect_err("a decision needs a reason");
+        assert_eq!(st.code(), Code::InvalidArgument, "{backend}");
+        let decided = c
+            .conclude_notice_report(with_token(
+                &s.org,
+                conclude(
+                    &upheld.report_id,
+                    true,
+                    "engine use verified by the referees",
+                ),
+            ))
+            .await
+            .expect("uphold")
+            .into_inner();
+        // The place goes to the next eligible qualifier of the same stage and period: o39.
+        assert_eq!(decided.replacement_player_id, ids[38], "{backend}");
+        c.conclude_notice_report(with_token(
+            &s.org,
+            conclude(&dismissed.report_id, false, "no evidence"),
+        ))
+        .await
+        .expect("dismiss");
+        let list = c
+            .close_notice(with_token(&s.org, champ.clone()))
+            .await
+            .expect("close the notice")
+            .into_inner();
+        assert_eq!(
+            list.notice,
+            q::NoticeStateCode::NoticeStateClosed as i32,
+            "{backend}"
+        );
+        let find = |list: &q::FinalistList, id: &str| {
+            list.finalists
+                .iter()
+                .find(|f| f.player_id == id)
+                .cloned()
+                .expect("on the list")
+        };
+        assert_eq!(
+            find(&list, &ids[4]).status,
+            q::FinalistStatus::Disqualified as i32,
+            "{backend}"
+        );
+        let o39 = find(&list, &ids[38]);
+        assert_eq!(
+            (o39.origin.as_str(), o39.replaces.as_str()),
+            ("REPLACEMENT", ids[4].as_str()),
+            "{backend}"
+        );
+        assert_eq!(
+            find(&list, &ids[5]).status,
+            q::FinalistStatus::Listed as i32,
+            "{backend}"
+        );
+        let st = c
+            .file_notice_report(with_token(&reporter, report(&ids[6])))
+            .await
+            .expect_err("the notice is closed");
+        assert_eq!(st.code(), Code::FailedPrecondition, "{backend}");
+
+        // R-REG-6: o01 completes the finals information in time; nobody else does.
+        let st = c
+            .record_finals_information(with_token(
+                &s.app.token(Role::Player, &ids[1]),
+                q::FinalistRef {
+                    championship_id: s.championship.clone(),
+                    player_id: ids[0].clone(),
+                },
+            ))
+            .await
+            .expect_err("only for oneself");
+        assert_eq!(st.code(), Code::PermissionDenied, "{backend}");
+        c.record_finals_information(with_token(
+            &s.app.token(Role::Player, &ids[0]),
+            q::FinalistRef {
+                championship_id: s.championship.clone(),
+                player_id: ids[0].clone(),
+            },
+        ))
+        .await
+        .expect("own finals information");
+        let later = Utc::now() + Duration::days(40);
+        let applied = c
+            .apply_finals_information_deadline(with_token(
+                &s.org,
+                q::ApplyDeadlineRequest {
+                    championship_id: s.championship.clone(),
+                    as_of: ts(later),
+                },
+            ))
+            .await;
+        let today = qiwang_core::time::china_date(Utc::now());
+        let covered = qiwang_core::workday::WorkingCalendar::official()
+            .expect("calendar")
+            .working_days_after(today, 10)
+            .is_ok();
+        if covered {
+            let list = applied.expect("apply").into_inner();
+            assert_eq!(
+                find(&list, &ids[0]).status,
+                q::FinalistStatus::Listed as i32,
+                "{backend}"
+            );
+            for id in [&ids[1], &ids[37], &ids[38]] {
+                let f = find(&list, id);
+                assert_eq!(
+                    f.status,
+                    q::FinalistStatus::Withdrawn as i32,
+                    "{backend}: {f:?}"
+                );
+                assert!(f.status_reason.contains("R-REG-6"), "{backend}");
+            }
+        } else {
+            // The official working-day calendar does not reach that far yet: refused, never guessed.
+            let st = applied.expect_err("calendar not published");
+            assert_eq!(st.code(), Code::FailedPrecondition, "{backend}");
+        }
+        s.app.stop().await;
+    }
+}

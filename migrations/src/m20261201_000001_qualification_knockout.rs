@@ -1,4 +1,5 @@
-//! Qualification service tables for direct seeds and knockout stages (R-ADV-2/3/5/6, R-FIN-1).
+//! Qualification service tables for direct seeds, knockout stages, the finalist list and its public
+//! notice (R-ADV-2/3/5/6, R-FIN-1, R-PUB-1..3, R-REG-6).
 
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -49,6 +50,49 @@ enum QualificationKnockoutEvents {
     At,
     Result,
     ReportedAt,
+}
+
+#[derive(DeriveIden)]
+enum QualificationFinalists {
+    Table,
+    ChampionshipId,
+    PlayerId,
+    Origin,
+    Stage,
+    Period,
+    Status,
+    StatusReason,
+    Replaces,
+    QualifiedAt,
+    FinalsInformationAt,
+    ChangedAt,
+}
+
+#[derive(DeriveIden)]
+enum QualificationNotices {
+    Table,
+    ChampionshipId,
+    State,
+    PublishedBy,
+    PublishedAt,
+    ClosedBy,
+    ClosedAt,
+}
+
+#[derive(DeriveIden)]
+enum QualificationNoticeReports {
+    Table,
+    Id,
+    ChampionshipId,
+    PlayerId,
+    Text,
+    State,
+    FiledBy,
+    FiledAt,
+    DecidedBy,
+    DecidedAt,
+    DecisionReason,
+    Replacement,
 }
 
 #[async_trait::async_trait]
@@ -141,11 +185,68 @@ impl MigrationTrait for Migration {
                     .to_owned(),
             )
             .await?;
+
+        use QualificationFinalists as F;
+        use QualificationNoticeReports as R;
+        use QualificationNotices as N;
+        manager
+            .create_table(
+                Table::create()
+                    .table(F::Table)
+                    .col(string_len(F::ChampionshipId, 40))
+                    .col(string_len(F::PlayerId, 128))
+                    .col(string_len(F::Origin, 16))
+                    .col(string_len(F::Stage, 32))
+                    .col(integer(F::Period))
+                    .col(string_len(F::Status, 16))
+                    .col(text(F::StatusReason))
+                    .col(string_len(F::Replaces, 128))
+                    .col(timestamp_with_time_zone(F::QualifiedAt))
+                    .col(timestamp_with_time_zone_null(F::FinalsInformationAt))
+                    .col(timestamp_with_time_zone(F::ChangedAt))
+                    .primary_key(Index::create().col(F::ChampionshipId).col(F::PlayerId))
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_table(
+                Table::create()
+                    .table(N::Table)
+                    .col(string_len(N::ChampionshipId, 40).primary_key())
+                    .col(string_len(N::State, 16))
+                    .col(string_len_null(N::PublishedBy, 128))
+                    .col(timestamp_with_time_zone_null(N::PublishedAt))
+                    .col(string_len_null(N::ClosedBy, 128))
+                    .col(timestamp_with_time_zone_null(N::ClosedAt))
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_table(
+                Table::create()
+                    .table(R::Table)
+                    .col(string_len(R::Id, 40).primary_key())
+                    .col(string_len(R::ChampionshipId, 40))
+                    .col(string_len(R::PlayerId, 128))
+                    .col(text(R::Text))
+                    .col(string_len(R::State, 24))
+                    .col(string_len(R::FiledBy, 128))
+                    .col(timestamp_with_time_zone(R::FiledAt))
+                    .col(string_len_null(R::DecidedBy, 128))
+                    .col(timestamp_with_time_zone_null(R::DecidedAt))
+                    .col(text_null(R::DecisionReason))
+                    .col(string_len_null(R::Replacement, 128))
+                    .to_owned(),
+            )
+            .await?;
         Ok(())
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         for table in [
+            QualificationNoticeReports::Table.into_iden(),
+            QualificationNotices::Table.into_iden(),
+            QualificationFinalists::Table.into_iden(),
             QualificationKnockoutEvents::Table.into_iden(),
             QualificationKnockoutRounds::Table.into_iden(),
             QualificationSeeds::Table.into_iden(),

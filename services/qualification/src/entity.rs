@@ -263,3 +263,82 @@ pub mod knockout_event {
 
     impl ActiveModelBehavior for ActiveModel {}
 }
+
+pub mod finalist {
+    use sea_orm::entity::prelude::*;
+
+    /// A place on the finalist list (R-FIN-1) and what became of it (R-PUB-2, R-REG-6).
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "qualification_finalists")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub championship_id: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub player_id: String,
+        /// QUALIFIER, SEED or REPLACEMENT.
+        pub origin: String,
+        pub stage: String,
+        pub period: i32,
+        /// LISTED, DISQUALIFIED or WITHDRAWN.
+        pub status: String,
+        pub status_reason: String,
+        pub replaces: String,
+        pub qualified_at: DateTimeUtc,
+        pub finals_information_at: Option<DateTimeUtc>,
+        pub changed_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod notice {
+    use sea_orm::entity::prelude::*;
+
+    /// The finalist list's public notice (公示, R-PUB-3): DRAFT, PUBLISHED or CLOSED.
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "qualification_notices")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub championship_id: String,
+        pub state: String,
+        pub published_by: Option<String>,
+        pub published_at: Option<DateTimeUtc>,
+        pub closed_by: Option<String>,
+        pub closed_at: Option<DateTimeUtc>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod notice_report {
+    use sea_orm::entity::prelude::*;
+
+    /// A report against a listed player (举报, R-PUB-2): OPEN, UNDER_INVESTIGATION, UPHELD or DISMISSED.
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "qualification_notice_reports")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: String,
+        pub championship_id: String,
+        pub player_id: String,
+        pub text: String,
+        pub state: String,
+        pub filed_by: String,
+        pub filed_at: DateTimeUtc,
+        pub decided_by: Option<String>,
+        pub decided_at: Option<DateTimeUtc>,
+        pub decision_reason: Option<String>,
+        pub replacement: Option<String>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}

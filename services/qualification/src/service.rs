@@ -40,6 +40,7 @@ use crate::entity::{advancement, audit, cancellation, conflict, game, period, re
 use crate::error::{QualificationError, Result, invalid, precondition};
 use crate::facts::{game_facts, instant};
 
+mod finalists;
 mod knockout;
 
 /// Reports committed per transaction on a stream (group commit).
@@ -1715,5 +1716,100 @@ impl QualificationService for QualificationApi {
             self.report_knockout_impl(caller, request.into_inner())
                 .await,
         )
+    }
+
+    async fn compose_finalists(
+        &self,
+        request: Request<pb::ChampionshipRef>,
+    ) -> Reply<pb::FinalistList> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.compose_finalists_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn get_finalists(
+        &self,
+        request: Request<pb::ChampionshipRef>,
+    ) -> Reply<pb::FinalistList> {
+        let caller = auth::caller(&request)?;
+        reply(self.get_finalists_impl(caller, request.into_inner()).await)
+    }
+
+    async fn publish_notice(
+        &self,
+        request: Request<pb::ChampionshipRef>,
+    ) -> Reply<pb::FinalistList> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.notice_step_impl(caller, request.into_inner(), false)
+                .await,
+        )
+    }
+
+    async fn close_notice(&self, request: Request<pb::ChampionshipRef>) -> Reply<pb::FinalistList> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.notice_step_impl(caller, request.into_inner(), true)
+                .await,
+        )
+    }
+
+    async fn file_notice_report(
+        &self,
+        request: Request<pb::FileNoticeReportRequest>,
+    ) -> Reply<pb::NoticeReport> {
+        let caller = auth::caller(&request)?;
+        reply(self.file_report_impl(caller, request.into_inner()).await)
+    }
+
+    async fn investigate_notice_report(
+        &self,
+        request: Request<pb::NoticeReportRef>,
+    ) -> Reply<pb::NoticeReport> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.investigate_report_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn conclude_notice_report(
+        &self,
+        request: Request<pb::ConcludeNoticeReportRequest>,
+    ) -> Reply<pb::NoticeReport> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.conclude_report_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn list_notice_reports(
+        &self,
+        request: Request<pb::ChampionshipRef>,
+    ) -> Reply<pb::ListNoticeReportsResponse> {
+        let caller = auth::caller(&request)?;
+        reply(self.list_reports_impl(caller, request.into_inner()).await)
+    }
+
+    async fn record_finals_information(
+        &self,
+        request: Request<pb::FinalistRef>,
+    ) -> Reply<pb::Finalist> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.record_finals_info_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn apply_finals_information_deadline(
+        &self,
+        request: Request<pb::ApplyDeadlineRequest>,
+    ) -> Reply<pb::FinalistList> {
+        let caller = auth::caller(&request)?;
+        reply(self.apply_deadline_impl(caller, request.into_inner()).await)
     }
 }
