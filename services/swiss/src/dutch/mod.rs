@@ -41,7 +41,7 @@ use std::collections::HashSet;
 use crate::colour::Mover;
 use crate::points::{HalfPoints, ResultCode};
 use crate::tournament::{Tournament, TournamentError};
-use crate::trf::{ByeKind, Player, Trf};
+use crate::trf::{ByeKind, Player, Record, Trf};
 
 pub use state::Strength;
 
@@ -57,6 +57,10 @@ pub struct Options {
     /// Players not paired this round: requested byes (half, zero or full point), absences,
     /// withdrawals.
     pub not_paired: Vec<u32>,
+    /// Accelerated pairing (C.04.5, e.g. Baku acceleration C.04.5.1): fictitious points
+    /// `(starting rank, round, points)` added to a player's score when pairing that round (TRF
+    /// `250`). Past rounds matter too: their floats compare the accelerated scores.
+    pub acceleration: Vec<(u32, u32, HalfPoints)>,
 }
 
 impl Default for Options {
@@ -66,6 +70,7 @@ impl Default for Options {
             initial_colour: Mover::First,
             forbidden: Vec::new(),
             not_paired: Vec::new(),
+            acceleration: Vec::new(),
         }
     }
 }
@@ -105,7 +110,17 @@ pub fn pair(tournament: &Tournament, options: &Options) -> Result<Pairing, Pairi
     let round = tournament.rounds() as u32 + 1;
     let final_round = options.total_rounds.is_some_and(|t| t == round);
     let excluded: HashSet<u32> = options.not_paired.iter().copied().collect();
-    let mut players: Vec<state::PlayerState> = state::states(tournament, final_round);
+    let acc = |tpn: u32, r: u32| -> HalfPoints {
+        HalfPoints(
+            options
+                .acceleration
+                .iter()
+                .filter(|a| a.0 == tpn && a.1 == r)
+                .fold(0u32, |s, a| s.saturating_add(a.2.0)),
+        )
+    };
+    let past = |tpn: u32, r: usize| acc(tpn, r as u32 + 1);
+    let mut players: Vec<state::PlayerState> = state::states(tournament, final_round, &past);
     // Pairing numbers count the players taking part so far (paired in an earlier round, or now).
     let mut number = 0;
     for (p, e) in players.iter_mut().zip(tournament.entrants()) {
@@ -119,6 +134,9 @@ pub fn pair(tournament: &Tournament, options: &Options) -> Result<Pairing, Pairi
         p.pairing_number = number;
     }
     players.retain(|p| !excluded.contains(&p.tpn));
+    for p in players.iter_mut() {
+        p.score = HalfPoints(p.score.0.saturating_add(acc(p.tpn, round).0));
+    }
     let forbidden: HashSet<(u32, u32)> = options
         .forbidden
         .iter()
@@ -135,7 +153,11 @@ pub fn pair(tournament: &Tournament, options: &Options) -> Result<Pairing, Pairi
         .iter()
         .map(|&(a, b)| (a, b, engine.colour_of_higher(a, b)))
         .collect();
-    let score = |i: usize| engine.players[i].score;
+    // Board order reads the real scores (acceleration only moves players between brackets).
+    let score = |i: usize| {
+        let p = &engine.players[i];
+        HalfPoints(p.score.0.saturating_sub(acc(p.tpn, round).0))
+    };
     boards.sort_by(|x, y| {
         let kx = (
             score(x.0).max(score(x.1)),
@@ -227,6 +249,18 @@ pub fn trf_round_at(trf: &Trf, round: u32) -> Result<TrfRound, PairingError> {
     let tournament = Tournament::from_players(&refs, trf.point_system())?;
     let initial_colour = trf.initial_colour().unwrap_or_else(|| infer_initial(trf));
     let forbidden = trf.forbidden_pairs(round).into_iter().collect::<Vec<_>>();
+    let mut acceleration: Vec<(u32, u32, HalfPoints)> = Vec::new();
+    for record in &trf.records {
+        if let Record::Acceleration(a) = record {
+            for r in a.first_round..=a.last_round.min(round) {
+                for p in trf.players() {
+                    if (a.first_player..=a.last_player).contains(&p.start_number) {
+                        acceleration.push((p.start_number, r, a.game_points));
+                    }
+                }
+            }
+        }
+    }
     Ok(TrfRound {
         round,
         tournament,
@@ -235,6 +269,7 @@ pub fn trf_round_at(trf: &Trf, round: u32) -> Result<TrfRound, PairingError> {
             initial_colour,
             forbidden,
             not_paired,
+            acceleration,
         },
     })
 }

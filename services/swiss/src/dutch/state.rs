@@ -67,8 +67,14 @@ impl PlayerState {
     }
 }
 
-/// Builds every player's state for the round after `tournament.rounds()`.
-pub fn states(tournament: &Tournament, final_round: bool) -> Vec<PlayerState> {
+/// Builds every player's state for the round after `tournament.rounds()`. `acceleration(tpn,
+/// r)` gives the fictitious points a player had for pairing round `r` (0-based); floats of past
+/// rounds compare those accelerated scores.
+pub fn states(
+    tournament: &Tournament,
+    final_round: bool,
+    acceleration: &dyn Fn(u32, usize) -> HalfPoints,
+) -> Vec<PlayerState> {
     let points = tournament.point_system();
     let rounds = tournament.rounds();
     let entrants = tournament.entrants();
@@ -78,7 +84,9 @@ pub fn states(tournament: &Tournament, final_round: bool) -> Vec<PlayerState> {
         let mut acc = 0u32;
         let mut v = Vec::with_capacity(rounds + 1);
         for r in 0..rounds {
-            v.push(HalfPoints(acc));
+            v.push(HalfPoints(
+                acc.saturating_add(acceleration(e.start_number, r).0),
+            ));
             acc = acc.saturating_add(e.rounds[r].points.0);
         }
         v.push(HalfPoints(acc));
