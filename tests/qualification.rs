@@ -932,7 +932,7 @@ fn status_of<'r>(round: &'r q::KnockoutRound, player: &str) -> (&'r str, i32) {
 }
 
 #[tokio::test]
-async fn r_adv_6_xiangqi_2015_knockout_draw_blitz_draw_black_wins_seeds_and_the_frozen_list() {
+async fn r_adv_6_xiangqi_2015_knockout_draw_blitz_draw_black_wins_seeds_and_r_adv_12_repechage() {
     for backend in backends() {
         let s = Setup::new(backend.clone(), "xiangqi-2015").await;
         let names = names("k", 5);
@@ -1231,6 +1231,65 @@ async fn r_adv_6_xiangqi_2015_knockout_draw_blitz_draw_black_wins_seeds_and_the_
             .await
             .expect("closing again is the same answer");
         assert!(st.closed_at.is_some(), "{backend}");
+
+        // R-ADV-12: one qualifier for a quota of 240: the repechage fills 239 places, played by
+        // the players the knockout did not advance.
+        let st = c
+            .open_period(with_token(&s.org, s.period("fuhuo", 1)))
+            .await
+            .expect_err("not defined yet");
+        assert_eq!(st.code(), Code::FailedPrecondition, "{backend}");
+        let rep = c
+            .define_repechage(with_token(
+                &s.org,
+                q::DefineRepechageRequest {
+                    championship_id: s.championship.clone(),
+                    stage: "fuhuo".into(),
+                },
+            ))
+            .await
+            .expect("define")
+            .into_inner();
+        assert_eq!(
+            (
+                rep.feeding_stage.as_str(),
+                rep.quota,
+                rep.qualifiers,
+                rep.places
+            ),
+            ("ruwei", 240, 1, 239),
+            "{backend}"
+        );
+        s.open("fuhuo", 1).await;
+        let name = |id: &str| account[id].trim_start_matches("acc-").to_owned();
+        let day = utc(2015, 10, 12, 2, 0);
+        let mut g = s.win("f1", &name(&b), &name(&x), day);
+        g.stage = "fuhuo".into();
+        c.report_game(with_token(&s.partner, g))
+            .await
+            .expect("two knocked-out players");
+        let mut g = s.win("f2", &name(&present), &name(&b), day);
+        g.stage = "fuhuo".into();
+        let st = c
+            .report_game(with_token(&s.partner, g))
+            .await
+            .expect_err("the qualifier does not play the repechage");
+        assert_eq!(st.code(), Code::InvalidArgument, "{backend}: {st:?}");
+        let cut = c
+            .close_period(with_token(&s.org, s.period("fuhuo", 1)))
+            .await
+            .expect("close the repechage")
+            .into_inner();
+        assert_eq!(
+            (cut.to_stage.as_str(), cut.places),
+            ("final", 239),
+            "{backend}"
+        );
+        assert_eq!(
+            cut.rows.iter().filter(|r| r.advanced).count(),
+            2,
+            "{backend}"
+        );
         s.app.stop().await;
     }
 }

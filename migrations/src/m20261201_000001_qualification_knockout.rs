@@ -1,5 +1,5 @@
 //! Qualification service tables for direct seeds, knockout stages, the finalist list and its public
-//! notice (R-ADV-2/3/5/6, R-FIN-1, R-PUB-1..3, R-REG-6).
+//! notice, and repechages (R-ADV-2/3/5/6/12, R-FIN-1, R-PUB-1..3, R-REG-6).
 
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -93,6 +93,19 @@ enum QualificationNoticeReports {
     DecidedAt,
     DecisionReason,
     Replacement,
+}
+
+#[derive(DeriveIden)]
+enum QualificationRepechages {
+    Table,
+    ChampionshipId,
+    Stage,
+    FeedingStage,
+    Quota,
+    Qualifiers,
+    Places,
+    DecidedBy,
+    DecidedAt,
 }
 
 #[async_trait::async_trait]
@@ -239,11 +252,29 @@ impl MigrationTrait for Migration {
                     .to_owned(),
             )
             .await?;
+        use QualificationRepechages as P;
+        manager
+            .create_table(
+                Table::create()
+                    .table(P::Table)
+                    .col(string_len(P::ChampionshipId, 40))
+                    .col(string_len(P::Stage, 32))
+                    .col(string_len(P::FeedingStage, 32))
+                    .col(integer(P::Quota))
+                    .col(integer(P::Qualifiers))
+                    .col(integer(P::Places))
+                    .col(string_len(P::DecidedBy, 128))
+                    .col(timestamp_with_time_zone(P::DecidedAt))
+                    .primary_key(Index::create().col(P::ChampionshipId).col(P::Stage))
+                    .to_owned(),
+            )
+            .await?;
         Ok(())
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         for table in [
+            QualificationRepechages::Table.into_iden(),
             QualificationNoticeReports::Table.into_iden(),
             QualificationNotices::Table.into_iden(),
             QualificationFinalists::Table.into_iden(),

@@ -342,3 +342,29 @@ pub mod notice_report {
 
     impl ActiveModelBehavior for ActiveModel {}
 }
+
+pub mod repechage {
+    use sea_orm::entity::prelude::*;
+
+    /// A repechage held to fill a short final quota (复活赛, R-ADV-12): its places are the shortfall
+    /// when it was defined.
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "qualification_repechages")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub championship_id: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub stage: String,
+        pub feeding_stage: String,
+        pub quota: i32,
+        pub qualifiers: i32,
+        pub places: i32,
+        pub decided_by: String,
+        pub decided_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}

@@ -42,6 +42,7 @@ use crate::facts::{game_facts, instant};
 
 mod finalists;
 mod knockout;
+mod repechage;
 
 /// Reports committed per transaction on a stream (group commit).
 const BATCH: usize = 500;
@@ -165,7 +166,7 @@ impl QualificationApi {
             .into_inner();
         let parsed = preset::parse(&rules.preset_toml)
             .map_err(|e| QualificationError::Preset(championship.to_owned(), e.to_string()))?;
-        let parsed = Arc::new(parsed);
+        let parsed = Arc::new(with_repechage_periods(parsed));
         lock(&self.presets).insert(championship.to_owned(), parsed.clone());
         Ok(parsed)
     }
@@ -590,7 +591,7 @@ impl QualificationApi {
                 entry_seats.push((key, player));
                 continue;
             }
-            let rows = self.advanced_into(&key.0, &key.1).await?;
+            let rows = self.advanced_into(preset, &key.0, &key.1).await?;
             let target = preset.stage(&key.1).map(|s| s.periods.len()).unwrap_or(0);
             let fits = rows.iter().any(|(stage, period, p)| {
                 let source = preset.stage(stage).map(|s| s.periods.len()).unwrap_or(0);
@@ -637,15 +638,39 @@ impl QualificationApi {
 
     /// The players advanced into `stage` by closed periods: (source stage, source period, player).
     /// Frozen lists only grow when a period closes, which drops this cache.
-    async fn advanced_into(&self, championship: &str, stage: &str) -> Result<AdvancedRows> {
+    ///
+    /// A repechage (复活赛, R-ADV-12) takes the players its feeding stage's frozen list did not
+    /// advance (Reading: those who played for the places the repechage fills).
+    async fn advanced_into(
+        &self,
+        preset: &Preset,
+        championship: &str,
+        stage: &str,
+    ) -> Result<AdvancedRows> {
         let key = (championship.to_owned(), stage.to_owned());
         if let Some(rows) = lock(&self.advanced).get(&key) {
             return Ok(rows.clone());
         }
-        let rows: Vec<(String, u32, String)> = advancement::Entity::find()
-            .filter(advancement::Column::ChampionshipId.eq(championship))
-            .filter(advancement::Column::ToStage.eq(stage))
-            .filter(advancement::Column::Advanced.eq(true))
+        let feeding = preset
+            .stages
+            .iter()
+            .find(|s| {
+                s.advance
+                    .as_ref()
+                    .is_some_and(|a| a.repechage.as_deref() == Some(stage))
+            })
+            .map(|s| s.code.clone());
+        let query = advancement::Entity::find()
+            .filter(advancement::Column::ChampionshipId.eq(championship));
+        let query = match &feeding {
+            Some(f) => query
+                .filter(advancement::Column::Stage.eq(f))
+                .filter(advancement::Column::Advanced.eq(false)),
+            None => query
+                .filter(advancement::Column::ToStage.eq(stage))
+                .filter(advancement::Column::Advanced.eq(true)),
+        };
+        let rows: Vec<(String, u32, String)> = query
             .all(&self.db)
             .await?
             .into_iter()
@@ -897,6 +922,9 @@ impl QualificationApi {
         stage
             .period(key.2)
             .ok_or_else(|| invalid("period", format!("{} has no period {}", stage.code, key.2)))?;
+        if stage.kind == qiwang_core::stage::StageKind::Repechage {
+            self.repechage_places(&key.0, &key.1).await?;
+        }
         if self.period_row(&key).await?.is_some_and(|p| p.closed) {
             return Err(precondition(
                 "PERIOD_CLOSED",
@@ -951,6 +979,13 @@ impl QualificationApi {
                     "stage",
                     "a knockout stage advances by rounds, not by a period cut",
                 ));
+            }
+            Selection::Repechage(_) => {
+                let places = self.repechage_places(&key.0, &key.1).await?;
+                let rule = advance.repechage_rule(places).ok_or_else(|| {
+                    precondition("NO_RULE", "stage", "the stage has no repechage rule")
+                })?;
+                vec![(None, rule, Vec::new())]
             }
             _ if advance.groups.is_empty() => {
                 let rule = advance.rule(None).ok_or_else(|| {
@@ -1335,6 +1370,25 @@ fn locate<'p>(
             ))
         }
     }
+}
+
+/// A repechage stage (复活赛, R-ADV-12) is one online day or span without numbered periods in the
+/// preset; the service runs it as its period 1 (`starts_on..=ends_on`), so reports, leaderboards
+/// and the cut work as in any points stage.
+fn with_repechage_periods(mut preset: Preset) -> Preset {
+    for stage in &mut preset.stages {
+        if stage.kind == qiwang_core::stage::StageKind::Repechage
+            && stage.periods.is_empty()
+            && let (Some(opens_on), Some(closes_on)) = (stage.starts_on, stage.ends_on)
+        {
+            stage.periods.push(qiwang_core::stage::Period {
+                number: 1,
+                opens_on,
+                closes_on,
+            });
+        }
+    }
+    preset
 }
 
 /// A stage that no other stage advances into takes its players from entries (the 海选).
@@ -1811,5 +1865,16 @@ impl QualificationService for QualificationApi {
     ) -> Reply<pb::FinalistList> {
         let caller = auth::caller(&request)?;
         reply(self.apply_deadline_impl(caller, request.into_inner()).await)
+    }
+
+    async fn define_repechage(
+        &self,
+        request: Request<pb::DefineRepechageRequest>,
+    ) -> Reply<pb::Repechage> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.define_repechage_impl(caller, request.into_inner())
+                .await,
+        )
     }
 }

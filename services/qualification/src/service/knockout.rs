@@ -316,7 +316,7 @@ impl QualificationApi {
                 }
             }
         }
-        let advanced = self.advanced_into(&key.0, &key.1).await?;
+        let advanced = self.advanced_into(preset, &key.0, &key.1).await?;
         let mut entrants: BTreeSet<String> = advanced.iter().map(|(_, _, p)| p.clone()).collect();
         entrants.extend(
             self.seeds_into(&key.0, &key.1)
