@@ -54,13 +54,27 @@
 //!
 //! # Cost
 //!
-//! Players are interned to a `u32` handle. Per player: the current line's counters and sort key
-//! (~50 bytes), the line's progression (20 bytes per counted game of the current line, needed for
-//! the [`TieBreak::ReachedLineFirst`] tie-break and the row's progression), two instants, the id
-//! twice (name table and hash map) and 4 bytes in the index: about 200 bytes plus 20 per game.
+//! Players are interned to a `u32` handle; nothing is allocated per game except for a player's first
+//! game (his entry) and, rarely, an elimination record or a grown progression. With n players:
+//!
+//! - [`LivePeriod::apply_game`]: two hash look-ups, scoring, and for each side O(log n) to move the
+//!   row in the index (plus O(games of the player's current line) for a late game, to insert it in
+//!   the line's progression); [`LivePeriod::apply_reset`] and [`LivePeriod::cancel_results`] the
+//!   same for one player.
+//! - [`LivePeriod::page`]: O(log n + size); [`LivePeriod::row`], [`LivePeriod::rank_of`] and
+//!   [`LivePeriod::position_of`]: O(log n); [`LivePeriod::total`]: O(1).
+//! - [`LivePeriod::standings`]: O(n log n) on fixed-size keys (player-id order), then one row each.
+//! - [`LivePeriod::compute`] / [`LivePeriod::from_ledger`]: [`compute_period`] plus O(n log n).
+//!
+//! Memory per player: the sort key twice (table and index, ~50 bytes each), the rest of the
+//! state (~90 bytes), the id once (shared by the name table and the hash map), and 20 bytes per
+//! counted game of the current line (the progression, needed for
+//! [`TieBreak::ReachedLineFirst`] and the row's progression): roughly 350-450 bytes plus 20 per
+//! game at a million players.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
@@ -74,46 +88,63 @@ use crate::standings::{
 };
 
 // ---------------------------------------------------------------------------------------------
-// RankIndex: an order-statistics container of handles
+// RankIndex: an order-statistics container of keyed handles
 
-/// Handles per block of a [`RankIndex`] at most; a fuller block splits in two.
-const BLOCK_MAX: usize = 1024;
-/// A block with fewer handles merges with a neighbour when the two fit in one block.
-const BLOCK_MIN: usize = 128;
-/// Handles per block when an index is built from a sorted list.
-const BLOCK_BUILD: usize = 512;
+/// Entries per block of a [`RankIndex`] at most; a fuller block splits in two. An entry is about
+/// 56 bytes, so a block is at most 14 KiB to shift on an insert.
+const BLOCK_MAX: usize = 256;
+/// A block with fewer entries merges with a neighbour when the two fit in one block.
+const BLOCK_MIN: usize = 32;
+/// Entries per block when an index is built from a sorted list.
+const BLOCK_BUILD: usize = 128;
 
-/// An order-statistics container of players' handles (`u32`), kept in leaderboard order: a list of
-/// sorted blocks ("blocked sorted vectors") with a Fenwick tree over the block sizes.
+/// An order-statistics container of players' leaderboard keys: entries `(key, handle)` kept in
+/// leaderboard order as a list of sorted blocks ("blocked sorted vectors"), with a copy of each
+/// block's last entry (the fences, searched first) and a Fenwick tree over the block sizes.
 ///
-/// The order is not stored: every operation takes it as `before(a, b)` (a strict total order over
-/// the handles in the index), so the keys live in one table beside it and a comparison reads two
-/// precomputed keys. Costs with n handles and blocks of at most [`BLOCK_MAX`]: finding a position is
-/// O(log n) comparisons; inserting or removing moves at most one block's handles (4 KiB), plus an
-/// O(n / block) rebuild of the block sizes when a block splits or merges (once per hundreds of
-/// changes); reading the handle at a position is O(log n) and every next one O(1).
-#[derive(Debug, Clone, Default)]
-pub struct RankIndex {
+/// The order is not stored: every operation takes it as `before(a, b)`, a strict total order over
+/// the entries in the index (the leaderboard's order, whose last tie-break, the player id, makes
+/// it total). Keys are stored inline, so a search reads one contiguous fence array and one block,
+/// not a key table. With n entries: finding a position is O(log n) comparisons; inserting or
+/// removing moves at most one block (≤ [`BLOCK_MAX`] entries), plus an O(n / block) rebuild of
+/// the fences and sizes when a block splits or merges (once per hundreds of changes); reading the
+/// entry at a position is O(log n) and every next one O(1).
+#[derive(Debug, Clone)]
+pub struct RankIndex<K> {
     /// Never empty blocks, in order.
-    blocks: Vec<Vec<u32>>,
+    blocks: Vec<Vec<(K, u32)>>,
+    /// The last entry of each block.
+    fences: Vec<(K, u32)>,
     /// Fenwick tree over the block sizes, 1-based (`tree[0]` unused).
     tree: Vec<usize>,
     len: usize,
 }
 
-impl RankIndex {
-    pub fn new() -> RankIndex {
+impl<K> Default for RankIndex<K> {
+    fn default() -> Self {
+        RankIndex {
+            blocks: Vec::new(),
+            fences: Vec::new(),
+            tree: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<K: Copy> RankIndex<K> {
+    pub fn new() -> RankIndex<K> {
         RankIndex::default()
     }
 
-    /// An index of handles already in order.
-    pub fn from_sorted(handles: &[u32]) -> RankIndex {
+    /// An index of entries already in order.
+    pub fn from_sorted(entries: &[(K, u32)]) -> RankIndex<K> {
         let mut index = RankIndex {
-            blocks: handles.chunks(BLOCK_BUILD).map(<[u32]>::to_vec).collect(),
+            blocks: entries.chunks(BLOCK_BUILD).map(<[_]>::to_vec).collect(),
+            fences: Vec::new(),
             tree: Vec::new(),
-            len: handles.len(),
+            len: entries.len(),
         };
-        index.rebuild_tree();
+        index.rebuild();
         index
     }
 
@@ -125,7 +156,13 @@ impl RankIndex {
         self.len == 0
     }
 
-    fn rebuild_tree(&mut self) {
+    /// Rebuilds the fences and the Fenwick tree after blocks split, merge or go.
+    fn rebuild(&mut self) {
+        self.fences = self
+            .blocks
+            .iter()
+            .filter_map(|b| b.last().copied())
+            .collect();
         let n = self.blocks.len();
         let mut tree = vec![0usize; n + 1];
         for j in 1..=n {
@@ -136,6 +173,15 @@ impl RankIndex {
             }
         }
         self.tree = tree;
+    }
+
+    fn refresh_fence(&mut self, block: usize) {
+        if let (Some(fence), Some(last)) = (
+            self.fences.get_mut(block),
+            self.blocks.get(block).and_then(|b| b.last()),
+        ) {
+            *fence = *last;
+        }
     }
 
     fn tree_grow(&mut self, block: usize) {
@@ -154,7 +200,7 @@ impl RankIndex {
         }
     }
 
-    /// Handles in the blocks before `block`.
+    /// Entries in the blocks before `block`.
     fn prefix(&self, block: usize) -> usize {
         let mut j = block.min(self.tree.len().saturating_sub(1));
         let mut sum = 0;
@@ -185,87 +231,100 @@ impl RankIndex {
         (block, rest)
     }
 
-    /// The number of handles for which `before` holds, when it holds for a prefix of the order.
-    pub fn partition_point(&self, mut before: impl FnMut(u32) -> bool) -> usize {
-        let block = self
-            .blocks
-            .partition_point(|b| b.last().is_some_and(|&h| before(h)));
+    /// The number of entries for which `before` holds, when it holds for a prefix of the order.
+    pub fn partition_point(&self, mut before: impl FnMut(&(K, u32)) -> bool) -> usize {
+        let block = self.fences.partition_point(&mut before);
         match self.blocks.get(block) {
-            Some(b) => self.prefix(block) + b.partition_point(|&h| before(h)),
+            Some(b) => self.prefix(block) + b.partition_point(before),
             None => self.len,
         }
     }
 
-    /// Where `handle` is in the order, if it is in the index.
-    pub fn position(&self, handle: u32, mut before: impl FnMut(u32, u32) -> bool) -> Option<usize> {
-        let (block, at) = self.find(handle, &mut before)?;
+    /// Where an entry is in the order, if it is in the index.
+    pub fn position(
+        &self,
+        entry: &(K, u32),
+        mut before: impl FnMut(&(K, u32), &(K, u32)) -> bool,
+    ) -> Option<usize> {
+        let (block, at) = self.find(entry, &mut before)?;
         Some(self.prefix(block) + at)
     }
 
     fn find(
         &self,
-        handle: u32,
-        before: &mut impl FnMut(u32, u32) -> bool,
+        entry: &(K, u32),
+        before: &mut impl FnMut(&(K, u32), &(K, u32)) -> bool,
     ) -> Option<(usize, usize)> {
-        let block = self
-            .blocks
-            .partition_point(|b| b.last().is_some_and(|&h| before(h, handle)));
+        let block = self.fences.partition_point(|e| before(e, entry));
         let b = self.blocks.get(block)?;
-        let at = b.partition_point(|&h| before(h, handle));
-        (b.get(at) == Some(&handle)).then_some((block, at))
+        let at = b.partition_point(|e| before(e, entry));
+        (b.get(at).map(|e| e.1) == Some(entry.1)).then_some((block, at))
     }
 
-    /// Inserts a handle that is not in the index yet.
-    pub fn insert(&mut self, handle: u32, mut before: impl FnMut(u32, u32) -> bool) {
+    /// Inserts an entry whose handle is not in the index yet.
+    pub fn insert(
+        &mut self,
+        entry: (K, u32),
+        mut before: impl FnMut(&(K, u32), &(K, u32)) -> bool,
+    ) {
         let Some(last) = self.blocks.len().checked_sub(1) else {
-            self.blocks.push(vec![handle]);
+            self.blocks.push(vec![entry]);
             self.len = 1;
-            self.rebuild_tree();
+            self.rebuild();
             return;
         };
-        let block = self
-            .blocks
-            .partition_point(|b| b.last().is_some_and(|&h| before(h, handle)))
-            .min(last);
+        let block = self.fences.partition_point(|e| before(e, &entry)).min(last);
         let b = &mut self.blocks[block];
-        let at = b.partition_point(|&h| before(h, handle));
-        b.insert(at, handle);
+        let at = b.partition_point(|e| before(e, &entry));
+        b.insert(at, entry);
+        let at_end = at + 1 == b.len();
         self.len += 1;
         if b.len() > BLOCK_MAX {
             let tail = b.split_off(b.len() / 2);
             self.blocks.insert(block + 1, tail);
-            self.rebuild_tree();
+            self.rebuild();
         } else {
+            if at_end {
+                self.refresh_fence(block);
+            }
             self.tree_grow(block);
         }
     }
 
-    /// Removes a handle, found by the order it was inserted with; `false` if it is not there.
-    pub fn remove(&mut self, handle: u32, mut before: impl FnMut(u32, u32) -> bool) -> bool {
-        let found = self.find(handle, &mut before);
+    /// Removes an entry, found by its key as inserted; `false` if it is not there.
+    pub fn remove(
+        &mut self,
+        entry: &(K, u32),
+        mut before: impl FnMut(&(K, u32), &(K, u32)) -> bool,
+    ) -> bool {
+        let found = self.find(entry, &mut before);
         debug_assert!(
-            found.is_some() || !self.iter_from(0).any(|h| h == handle),
+            found.is_some() || !self.blocks.iter().flatten().any(|e| e.1 == entry.1),
             "the index is out of order"
         );
-        // A handle not where the order says (a bug) is still removed, by a scan.
+        // An entry not where its key says (a bug) is still removed, by a scan.
         let found = found.or_else(|| {
             self.blocks
                 .iter()
                 .enumerate()
-                .find_map(|(i, b)| b.iter().position(|&h| h == handle).map(|at| (i, at)))
+                .find_map(|(i, b)| b.iter().position(|e| e.1 == entry.1).map(|at| (i, at)))
         });
         let Some((block, at)) = found else {
             return false;
         };
         let b = &mut self.blocks[block];
         b.remove(at);
+        let was_last = at == b.len();
         self.len -= 1;
         if b.is_empty() {
             self.blocks.remove(block);
-            self.rebuild_tree();
+            self.rebuild();
         } else if b.len() < BLOCK_MIN && self.merge(block) {
-            self.rebuild_tree();
+            self.rebuild();
         } else {
+            if was_last {
+                self.refresh_fence(block);
+            }
             self.tree_shrink(block);
         }
         true
@@ -288,20 +347,20 @@ impl RankIndex {
         }
     }
 
-    /// The handle at a position.
-    pub fn get(&self, position: usize) -> Option<u32> {
+    /// The entry at a position.
+    pub fn get(&self, position: usize) -> Option<&(K, u32)> {
         let (block, at) = self.locate(position);
-        self.blocks.get(block)?.get(at).copied()
+        self.blocks.get(block)?.get(at)
     }
 
-    /// The handles from a position on, in order.
-    pub fn iter_from(&self, position: usize) -> impl Iterator<Item = u32> + '_ {
+    /// The entries from a position on, in order.
+    pub fn iter_from(&self, position: usize) -> impl Iterator<Item = &(K, u32)> + '_ {
         let (block, at) = self.locate(position);
         self.blocks
             .iter()
             .skip(block)
             .enumerate()
-            .flat_map(move |(i, b)| b.iter().skip(if i == 0 { at } else { 0 }).copied())
+            .flat_map(move |(i, b)| b.iter().skip(if i == 0 { at } else { 0 }))
     }
 }
 
@@ -394,7 +453,8 @@ fn none_last<T: Ord>(a: Option<T>, b: Option<T>) -> Ordering {
 /// Names, keys and states by handle, and the leaderboard's order over them.
 #[derive(Debug, Clone)]
 struct Table {
-    names: Vec<Box<str>>,
+    /// Player ids by handle, shared with the id → handle map.
+    names: Vec<Arc<str>>,
     keys: Vec<RowKey>,
     players: Vec<PlayerState>,
     tie_breaks: Vec<TieBreak>,
@@ -422,9 +482,8 @@ impl Table {
         }
     }
 
-    /// [`crate::standings::compare_rows`] on the keys.
-    fn compare_rows(&self, a: u32, b: u32) -> Ordering {
-        let (ka, kb) = (self.key(a), self.key(b));
+    /// [`crate::standings::compare_rows`] on two players' keys (`ka` is `a`'s key, `kb` `b`'s).
+    fn compare_keys(&self, a: u32, ka: &RowKey, b: u32, kb: &RowKey) -> Ordering {
         let average = |k: &RowKey| {
             (k.counted > 0).then_some(AverageGameTime {
                 total_ms: k.game_time_ms,
@@ -438,9 +497,9 @@ impl Table {
             }
             order = match *t {
                 TieBreak::MoreWins => kb.wins.cmp(&ka.wins),
-                TieBreak::LowerAverageGameTime => none_last(average(&ka), average(&kb)),
+                TieBreak::LowerAverageGameTime => none_last(average(ka), average(kb)),
                 TieBreak::ReachedLineFirst { line } => {
-                    none_last(self.reached(a, &ka, line), self.reached(b, &kb, line))
+                    none_last(self.reached(a, ka, line), self.reached(b, kb, line))
                 }
                 TieBreak::FewerEscapes => ka.escapes.cmp(&kb.escapes),
             };
@@ -448,17 +507,62 @@ impl Table {
         order
     }
 
-    /// The leaderboard's order: ranked rows first, then [`Table::compare_rows`], then player id.
-    fn order(&self, a: u32, b: u32) -> Ordering {
-        self.key(b)
-            .ranked
-            .cmp(&self.key(a).ranked)
-            .then_with(|| self.compare_rows(a, b))
-            .then_with(|| self.name(a).cmp(self.name(b)))
+    /// The leaderboard's order on index entries: ranked rows first, then [`Table::compare_keys`],
+    /// then player id.
+    fn order(&self, (ka, a): &(RowKey, u32), (kb, b): &(RowKey, u32)) -> Ordering {
+        kb.ranked
+            .cmp(&ka.ranked)
+            .then_with(|| self.compare_keys(*a, ka, *b, kb))
+            .then_with(|| self.name(*a).cmp(self.name(*b)))
     }
 
-    fn before(&self, a: u32, b: u32) -> bool {
+    /// The handles of the rows on the board, sorted by player id. Handles are read in handle order
+    /// (ids were allocated in that order, so memory is read sequentially) and sorted by the 16
+    /// bytes after the ids' common prefix first: the ids themselves are compared only for equal
+    /// windows, which keeps a million UUID-like ids (sharing a long prefix) fast.
+    fn shown_by_name(&self) -> Vec<u32> {
+        let shown = || {
+            self.players
+                .iter()
+                .zip(&self.names)
+                .zip(0u32..)
+                .filter(|((p, _), _)| p.shown())
+                .map(|((_, name), h)| (name.as_bytes(), h))
+        };
+        let mut common: Option<&[u8]> = None;
+        for (name, _) in shown() {
+            common = Some(match common {
+                None => name,
+                Some(c) => {
+                    let n = c.iter().zip(name).take_while(|(x, y)| x == y).count();
+                    c.get(..n).unwrap_or(&[])
+                }
+            });
+        }
+        let skip = common.map_or(0, <[u8]>::len);
+        let mut keyed: Vec<(u128, u32)> = shown()
+            .map(|(name, h)| {
+                let mut bytes = [0u8; 16];
+                for (b, r) in bytes.iter_mut().zip(name.get(skip..).unwrap_or(&[])) {
+                    *b = *r;
+                }
+                // Zero padding keeps the byte order: a strictly smaller window is a smaller id.
+                (u128::from_be_bytes(bytes), h)
+            })
+            .collect();
+        keyed.sort_unstable_by(|(wa, a), (wb, b)| {
+            wa.cmp(wb).then_with(|| self.name(*a).cmp(self.name(*b)))
+        });
+        keyed.into_iter().map(|(_, h)| h).collect()
+    }
+
+    fn before(&self, a: &(RowKey, u32), b: &(RowKey, u32)) -> bool {
         self.order(a, b) == Ordering::Less
+    }
+
+    /// A player's index entry, with his current key.
+    fn entry(&self, h: u32) -> (RowKey, u32) {
+        (self.key(h), h)
     }
 
     /// The player's row, as [`crate::standings::PlayerLedger::standing`] builds it.
@@ -556,6 +660,8 @@ enum Slot {
 
 #[derive(Debug, Clone, Copy)]
 struct SidePlan {
+    /// The player's handle, `None` for a player not seen yet.
+    handle: Option<u32>,
     mine: SideOutcome,
     slot: Slot,
     eliminates: bool,
@@ -570,8 +676,8 @@ pub struct LivePeriod {
     /// Counted games needed to be ranked (R-ONL-10; at least 1).
     min_ranked: u32,
     table: Table,
-    index: RankIndex,
-    by_name: HashMap<Box<str>, u32>,
+    index: RankIndex<RowKey>,
+    by_name: HashMap<Arc<str>, u32>,
     /// The latest (end instant, id) among counted games: a game after it is in period order.
     last_key: Option<(DateTime<Utc>, String)>,
     games_applied: u64,
@@ -695,11 +801,19 @@ impl LivePeriod {
             .find(|v| matches!(v.status, GameStatus::Counted(_)))
             .map(|v| (v.ended_at, v.game_id.clone()));
         live.games_applied = u64::try_from(ledger.games.len()).unwrap_or(u64::MAX);
-        let mut shown: Vec<u32> = (0..live.table.players.len())
+        // Handles were given in player id order, so the last tie-break compares handles, and the
+        // keys are copied beside them: the sort reads no other memory in the common case.
+        let mut shown: Vec<(RowKey, u32)> = (0..live.table.players.len())
             .filter_map(|h| u32::try_from(h).ok())
             .filter(|&h| live.state(h).is_some_and(PlayerState::shown))
+            .map(|h| (live.table.key(h), h))
             .collect();
-        shown.sort_unstable_by(|&a, &b| live.table.order(a, b));
+        shown.sort_unstable_by(|(ka, a), (kb, b)| {
+            kb.ranked
+                .cmp(&ka.ranked)
+                .then_with(|| live.table.compare_keys(*a, ka, *b, kb))
+                .then_with(|| a.cmp(b))
+        });
         live.index = RankIndex::from_sorted(&shown);
         live
     }
@@ -717,10 +831,11 @@ impl LivePeriod {
             return Some(h);
         }
         let h = u32::try_from(self.table.names.len()).ok()?;
-        self.table.names.push(player.into());
+        let name: Arc<str> = Arc::from(player);
+        self.table.names.push(Arc::clone(&name));
         self.table.keys.push(RowKey::default());
         self.table.players.push(PlayerState::default());
-        self.by_name.insert(player.into(), h);
+        self.by_name.insert(name, h);
         Some(h)
     }
 
@@ -745,12 +860,13 @@ impl LivePeriod {
 
     fn unindex(&mut self, h: u32) {
         let table = &self.table;
-        self.index.remove(h, |a, b| table.before(a, b));
+        self.index
+            .remove(&table.entry(h), |a, b| table.before(a, b));
     }
 
     fn reindex(&mut self, h: u32) {
         let table = &self.table;
-        self.index.insert(h, |a, b| table.before(a, b));
+        self.index.insert(table.entry(h), |a, b| table.before(a, b));
     }
 
     /// Marks a player named by a game or a reset; a new row enters the board.
@@ -790,7 +906,7 @@ impl LivePeriod {
             }
         };
         for (plan, player) in plans.into_iter().zip([&g.first_player, &g.second_player]) {
-            if let Some(h) = self.intern(player) {
+            if let Some(h) = plan.handle.or_else(|| self.intern(player)) {
                 self.record(h, plan, g);
             }
         }
@@ -853,11 +969,15 @@ impl LivePeriod {
                 Ordering::Greater => false,
             },
         };
-        let mut plans = [Side::First, Side::Second].map(|side| SidePlan {
-            mine: outcome.side(side),
-            slot: Slot::Append,
-            eliminates: false,
-        });
+        let mut plans =
+            [(Side::First, handles[0]), (Side::Second, handles[1])].map(|(side, handle)| {
+                SidePlan {
+                    handle,
+                    mine: outcome.side(side),
+                    slot: Slot::Append,
+                    eliminates: false,
+                }
+            });
         for (plan, h) in plans.iter_mut().zip(handles) {
             let state = h.and_then(|h| self.state(h));
             self.plan_side(plan, state, ended_at, in_order)
@@ -1056,8 +1176,9 @@ impl LivePeriod {
         if !self.table.key(h).ranked {
             return None;
         }
-        let better = self.index.partition_point(|q| {
-            self.table.key(q).ranked && self.table.compare_rows(q, h) == Ordering::Less
+        let key = self.table.key(h);
+        let better = self.index.partition_point(|(k, q)| {
+            k.ranked && self.table.compare_keys(*q, k, h, &key) == Ordering::Less
         });
         Some(u32::try_from(better + 1).unwrap_or(u32::MAX))
     }
@@ -1088,29 +1209,35 @@ impl LivePeriod {
     pub fn position_of(&self, player: &str) -> Option<usize> {
         let h = self.handle(player)?;
         let table = &self.table;
-        self.index.position(h, |a, b| table.before(a, b))
+        self.index
+            .position(&table.entry(h), |a, b| table.before(a, b))
     }
 
     /// `size` rows of the board from position `offset`, in leaderboard order with their ranks:
     /// the same as `leaderboard(..).rows[offset..offset + size]`.
     pub fn page(&self, offset: usize, size: usize) -> Vec<RankedRow> {
         let mut rows = Vec::with_capacity(size.min(self.total().saturating_sub(offset)));
-        let mut previous: Option<(u32, u32)> = None;
-        for (i, h) in self.index.iter_from(offset).take(size).enumerate() {
-            let rank = if self.table.key(h).ranked {
+        let mut previous: Option<(&(RowKey, u32), u32)> = None;
+        for (i, entry) in self.index.iter_from(offset).take(size).enumerate() {
+            let (key, h) = entry;
+            let rank = if key.ranked {
                 let rank = match previous {
-                    Some((p, rank)) if self.table.compare_rows(p, h) == Ordering::Equal => rank,
+                    Some(((pk, p), rank))
+                        if self.table.compare_keys(*p, pk, *h, key) == Ordering::Equal =>
+                    {
+                        rank
+                    }
                     Some(_) => u32::try_from(offset + i + 1).unwrap_or(u32::MAX),
-                    None => self.rank_of_handle(h).unwrap_or(u32::MAX),
+                    None => self.rank_of_handle(*h).unwrap_or(u32::MAX),
                 };
-                previous = Some((h, rank));
+                previous = Some((entry, rank));
                 Some(rank)
             } else {
                 None
             };
             rows.push(RankedRow {
                 rank,
-                row: self.table.standing(h),
+                row: self.table.standing(*h),
             });
         }
         rows
@@ -1119,9 +1246,11 @@ impl LivePeriod {
     /// Every row, ordered by player id: the same as [`PeriodLedger::standings`] (for the cut when
     /// the period closes).
     pub fn standings(&self) -> Vec<StandingRow> {
-        let mut shown: Vec<u32> = self.index.iter_from(0).collect();
-        shown.sort_unstable_by(|&a, &b| self.table.name(a).cmp(self.table.name(b)));
-        shown.into_iter().map(|h| self.table.standing(h)).collect()
+        self.table
+            .shown_by_name()
+            .into_iter()
+            .map(|h| self.table.standing(h))
+            .collect()
     }
 }
 
@@ -1604,9 +1733,9 @@ mod tests {
 
     #[test]
     fn rank_index_keeps_order_and_positions_through_splits_and_merges() {
-        // Order handles by a key table that changes, like the leaderboard's.
+        // Entries (key, handle) ordered by key then handle; keys change as on a leaderboard.
         let mut keys: Vec<u64> = (0..6000u64).map(|i| (i * 7919) % 1009).collect();
-        let mut index = RankIndex::new();
+        let mut index: RankIndex<u64> = RankIndex::new();
         let mut model: BTreeSet<(u64, u32)> = BTreeSet::new();
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
@@ -1615,48 +1744,47 @@ mod tests {
             state ^= state << 17;
             state
         };
+        let before = |a: &(u64, u32), b: &(u64, u32)| a < b;
         let mut present = vec![false; keys.len()];
         for step in 0..30_000 {
             let h = (next() % keys.len() as u64) as u32;
-            fn before(k: &[u64]) -> impl Fn(u32, u32) -> bool + '_ {
-                move |a: u32, b: u32| (k[a as usize], a) < (k[b as usize], b)
-            }
-            if present[h as usize] {
-                assert!(index.remove(h, before(&keys)));
-                model.remove(&(keys[h as usize], h));
-                present[h as usize] = false;
+            let i = h as usize;
+            if present[i] {
+                assert!(index.remove(&(keys[i], h), before));
+                model.remove(&(keys[i], h));
+                present[i] = false;
                 if step % 3 == 0 {
-                    keys[h as usize] = next() % 1009;
-                    index.insert(h, before(&keys));
-                    model.insert((keys[h as usize], h));
-                    present[h as usize] = true;
+                    keys[i] = next() % 1009;
+                    index.insert((keys[i], h), before);
+                    model.insert((keys[i], h));
+                    present[i] = true;
                 }
             } else {
-                index.insert(h, before(&keys));
-                model.insert((keys[h as usize], h));
-                present[h as usize] = true;
+                index.insert((keys[i], h), before);
+                model.insert((keys[i], h));
+                present[i] = true;
             }
             if step % 997 == 0 {
-                let order: Vec<u32> = index.iter_from(0).collect();
-                let want: Vec<u32> = model.iter().map(|&(_, h)| h).collect();
+                let order: Vec<(u64, u32)> = index.iter_from(0).copied().collect();
+                let want: Vec<(u64, u32)> = model.iter().copied().collect();
                 assert_eq!(order, want);
                 assert_eq!(index.len(), model.len());
-                for (i, &h) in want.iter().enumerate().step_by(37) {
-                    assert_eq!(index.get(i), Some(h));
-                    assert_eq!(index.position(h, before(&keys)), Some(i));
-                    let k = keys[h as usize];
+                for (i, e) in want.iter().enumerate().step_by(37) {
+                    assert_eq!(index.get(i), Some(e));
+                    assert_eq!(index.position(e, before), Some(i));
                     assert_eq!(
-                        index.partition_point(|q| keys[q as usize] < k),
-                        model.range(..(k, 0)).count()
+                        index.partition_point(|q| q.0 < e.0),
+                        model.range(..(e.0, 0)).count()
                     );
-                    assert_eq!(index.iter_from(i).next(), Some(h));
+                    assert_eq!(index.iter_from(i).next(), Some(e));
                 }
                 assert_eq!(index.get(want.len()), None);
+                assert!(!index.remove(&(2000, 999_999), before));
             }
         }
-        let sorted: Vec<u32> = index.iter_from(0).collect();
+        let sorted: Vec<(u64, u32)> = index.iter_from(0).copied().collect();
         let rebuilt = RankIndex::from_sorted(&sorted);
-        assert_eq!(rebuilt.iter_from(0).collect::<Vec<_>>(), sorted);
+        assert_eq!(rebuilt.iter_from(0).copied().collect::<Vec<_>>(), sorted);
     }
 
     // --- properties -------------------------------------------------------------------------
