@@ -1716,6 +1716,8 @@ mod tests {
 
     #[test]
     fn per_player_memory_stays_small() {
+        fn shared_across_threads<T: Send + Sync>() {}
+        shared_across_threads::<LivePeriod>();
         assert_eq!(std::mem::size_of::<Step>(), 20);
         assert!(
             std::mem::size_of::<RowKey>() <= 48,
