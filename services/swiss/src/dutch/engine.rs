@@ -862,7 +862,7 @@ impl<const L: usize> Search<L> {
         // optimal matching (the duals stay feasible when fixed pairs are removed).
         let slack = self.best - self.best.shr(self.hint_bits).shl(self.hint_bits);
         if let Some(s) = &self.solved
-            && s.reduced_cost(x, y, w) > slack
+            && s.reduced_cost(x, y, w) > slack.shl(2)
         {
             return false;
         }

@@ -26,8 +26,10 @@ pub struct Solved<const L: usize = 8> {
 }
 
 impl<const L: usize> Solved<L> {
-    /// The reduced cost of an edge (i, j, w) under the optimal duals (zero for edges of some
-    /// optimal matching; when positive, no maximum-weight matching contains the edge).
+    /// The reduced cost of an edge (i, j, w) under the optimal duals, in quarters of a weight
+    /// unit (the weights are doubled inside, and so are the duals): zero for the edges of some
+    /// optimal matching; a matching containing the edge weighs at most the optimum minus a
+    /// quarter of it.
     pub fn reduced_cost(&self, i: usize, j: usize, w: Wide<L>) -> Wide<L> {
         if self.dual.is_empty() {
             return Wide::<L>::ZERO;

@@ -167,7 +167,13 @@ pub fn pair(tournament: &Tournament, options: &Options) -> Result<Pairing, Pairi
             score(y.0).max(score(y.1)),
             HalfPoints(score(y.0).0 + score(y.1).0),
         );
-        ky.cmp(&kx).then(x.0.min(x.1).cmp(&y.0.min(y.1)))
+        // The higher ranked player of each board, by real score then TPN.
+        let top = |a: usize, b: usize| {
+            let ka = (std::cmp::Reverse(score(a)), engine.players[a].tpn);
+            let kb = (std::cmp::Reverse(score(b)), engine.players[b].tpn);
+            ka.min(kb)
+        };
+        ky.cmp(&kx).then(top(x.0, x.1).cmp(&top(y.0, y.1)))
     });
     Ok(Pairing {
         boards: boards
