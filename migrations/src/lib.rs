@@ -10,6 +10,7 @@ pub use sea_orm_migration::prelude::*;
 mod m20261129_000001_registration_init;
 mod m20261130_000001_qualification_init;
 mod m20261201_000001_qualification_knockout;
+mod m20261201_000002_qualification_sequence;
 
 pub struct Migrator;
 
@@ -20,6 +21,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000001_registration_init::Migration),
             Box::new(m20261130_000001_qualification_init::Migration),
             Box::new(m20261201_000001_qualification_knockout::Migration),
+            Box::new(m20261201_000002_qualification_sequence::Migration),
         ]
     }
 

@@ -46,6 +46,8 @@ pub mod game {
         /// SHA-256 of `report`: same hash = the same report again (counted once).
         pub content_hash: String,
         pub reported_at: DateTimeUtc,
+        /// The change sequence value of the batch that stored it (see the migration's docs).
+        pub seq: i64,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -91,6 +93,7 @@ pub mod reset {
         pub player_id: String,
         pub at: DateTimeUtc,
         pub requested_by: String,
+        pub seq: i64,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -112,6 +115,7 @@ pub mod cancellation {
         pub reason: String,
         pub decided_by: String,
         pub decided_at: DateTimeUtc,
+        pub seq: i64,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -9,9 +9,7 @@ use qiwang_core::lottery::{hex, sha256};
 use qiwang_core::preset::{self, Preset};
 use qiwang_core::scoring::{OnlineRules, PeriodDays, PlayTime, judge_play_time, score_game};
 use qiwang_core::stage::Stage;
-use qiwang_core::standings::{
-    DEFAULT_TIE_BREAKS, PeriodGame, PeriodLedger, ResetRequest, compute_period, leaderboard,
-};
+use qiwang_core::standings::{DEFAULT_TIE_BREAKS, PeriodGame, ResetRequest};
 use qiwang_core::time::china_date;
 use qiwang_infra::auth::{self, AuthInterceptor, Caller, Role, Verifier};
 use qiwang_infra::metrics::Metrics;
@@ -42,6 +40,7 @@ use crate::facts::{game_facts, instant};
 
 mod finalists;
 mod knockout;
+mod live;
 mod repechage;
 
 /// Reports committed per transaction on a stream (group commit).
@@ -58,11 +57,8 @@ pub struct QualificationApi {
     db: DatabaseConnection,
     registration: RegistrationServiceClient<Channel>,
     presets: Arc<Mutex<HashMap<String, Arc<Preset>>>>,
-    /// Computed periods, dropped whenever a write touches the period.
-    ledgers: Arc<Mutex<HashMap<PeriodKey, Arc<PeriodLedger>>>>,
-    /// Bumped on every write to a period (key with an empty stage: the whole championship): a
-    /// computation that started from an older snapshot is never cached.
-    versions: Arc<Mutex<HashMap<PeriodKey, u64>>>,
+    /// The periods this replica serves live (see `live`): exact as of their change sequence value.
+    live: Arc<Mutex<HashMap<PeriodKey, live::LiveSlot>>>,
     /// (championship, player) known to have entered the online qualifier.
     entered: Arc<Mutex<std::collections::HashSet<(String, String)>>>,
     /// (championship, target stage) -> players the frozen lists advanced there.
@@ -108,6 +104,7 @@ fn reply<T>(r: Result<T>) -> Reply<T> {
 struct Accepted {
     row: game::Model,
     key: PeriodKey,
+    game: PeriodGame,
 }
 
 impl QualificationApi {
@@ -122,8 +119,7 @@ impl QualificationApi {
             db,
             registration,
             presets: Arc::default(),
-            ledgers: Arc::default(),
-            versions: Arc::default(),
+            live: Arc::default(),
             entered: Arc::default(),
             advanced: Arc::default(),
             knockout_write: Arc::default(),
@@ -169,27 +165,6 @@ impl QualificationApi {
         let parsed = Arc::new(with_repechage_periods(parsed));
         lock(&self.presets).insert(championship.to_owned(), parsed.clone());
         Ok(parsed)
-    }
-
-    fn versions_of(&self, key: &PeriodKey) -> (u64, u64) {
-        let v = lock(&self.versions);
-        let whole = (key.0.clone(), String::new(), 0);
-        (
-            v.get(key).copied().unwrap_or(0),
-            v.get(&whole).copied().unwrap_or(0),
-        )
-    }
-
-    fn invalidate(&self, key: &PeriodKey) {
-        *lock(&self.versions).entry(key.clone()).or_default() += 1;
-        lock(&self.ledgers).remove(key);
-    }
-
-    fn invalidate_championship(&self, championship: &str) {
-        *lock(&self.versions)
-            .entry((championship.to_owned(), String::new(), 0))
-            .or_default() += 1;
-        lock(&self.ledgers).retain(|k, _| k.0 != championship);
     }
 
     async fn period_row(&self, key: &PeriodKey) -> Result<Option<period::Model>> {
@@ -435,7 +410,14 @@ impl QualificationApi {
                     }
                 }
                 let bytes = report.encode_to_vec();
+                let game = PeriodGame {
+                    id: format!("{platform}:{}", report.game_id),
+                    first_player: first.clone(),
+                    second_player: second.clone(),
+                    facts: game_facts(report)?,
+                };
                 Ok(Accepted {
+                    game,
                     row: game::Model {
                         championship_id: key.0.clone(),
                         platform: platform.clone(),
@@ -449,13 +431,16 @@ impl QualificationApi {
                         content_hash: hex(&sha256(&bytes)),
                         report: bytes,
                         reported_at: now,
+                        seq: 0,
                     },
                     key,
                 })
             }));
         }
-        // Store: one transaction for the group; a duplicate id never aborts it (ON CONFLICT DO NOTHING).
+        // Store: one transaction for the group, stamped with the next change sequence value (which
+        // also serializes ingest transactions: the counter row stays locked until commit).
         let txn = self.db.begin().await?;
+        let seq = live::next_seq(&txn).await?;
         // The periods may have closed since the check: re-read them inside the transaction (a shared
         // row lock on PostgreSQL; SQLite serializes writers), so a closed period gains no game.
         let mut still_open: HashMap<PeriodKey, bool> = HashMap::new();
@@ -473,25 +458,52 @@ impl QualificationApi {
                 slot.insert(row.is_some_and(|p| p.open && !p.closed));
             }
         }
-        let accepted: Vec<_> = accepted
-            .into_iter()
-            .map(|a| match a {
-                Ok(a) if still_open.get(&a.key) != Some(&true) => Err(invalid(
-                    "period",
-                    format!(
-                        "{} period {} closed while the report was being stored",
-                        a.key.1, a.key.2
-                    ),
-                )),
-                other => other,
-            })
-            .collect();
+        // What is stored already under these ids (reports repeated, or conflicting).
+        let mut stored: HashMap<(String, String), String> = HashMap::new();
+        let mut wanted: HashMap<String, Vec<String>> = HashMap::new();
+        for a in accepted.iter().filter_map(|a| a.as_ref().ok()) {
+            wanted
+                .entry(a.row.championship_id.clone())
+                .or_default()
+                .push(a.row.game_id.clone());
+        }
+        for (championship, ids) in &wanted {
+            for chunk in ids.chunks(500) {
+                let rows = game::Entity::find()
+                    .select_only()
+                    .column(game::Column::GameId)
+                    .column(game::Column::ContentHash)
+                    .filter(game::Column::ChampionshipId.eq(championship))
+                    .filter(game::Column::Platform.eq(&platform))
+                    .filter(game::Column::GameId.is_in(chunk.iter().cloned()))
+                    .into_tuple::<(String, String)>()
+                    .all(&txn)
+                    .await?;
+                for (id, hash) in rows {
+                    stored.insert((championship.clone(), id), hash);
+                }
+            }
+        }
         let mut outcomes = Vec::with_capacity(accepted.len());
-        let mut touched = Vec::new();
+        let mut fresh: Vec<game::ActiveModel> = Vec::new();
+        let mut committed: Vec<(PeriodKey, PeriodGame)> = Vec::new();
         for item in accepted {
-            let Ok(a) = item else {
-                outcomes.push(item.map(|_| pb::ReportAck::default()));
-                continue;
+            let a = match item {
+                Ok(a) if still_open.get(&a.key) != Some(&true) => {
+                    outcomes.push(Err(invalid(
+                        "period",
+                        format!(
+                            "{} period {} closed while the report was being stored",
+                            a.key.1, a.key.2
+                        ),
+                    )));
+                    continue;
+                }
+                Ok(a) => a,
+                Err(e) => {
+                    outcomes.push(Err(e));
+                    continue;
+                }
             };
             let ack = |status: pb::AckStatus| pb::ReportAck {
                 game_id: a.row.game_id.clone(),
@@ -499,41 +511,26 @@ impl QualificationApi {
                 stage: a.key.1.clone(),
                 period: a.key.2,
             };
-            let inserted = game::Entity::insert(game::ActiveModel::from(a.row.clone()))
-                .on_conflict(
-                    OnConflict::columns([
-                        game::Column::ChampionshipId,
-                        game::Column::Platform,
-                        game::Column::GameId,
-                    ])
-                    .do_nothing()
-                    .to_owned(),
-                )
-                .exec_without_returning(&txn)
-                .await?;
-            if inserted == 1 {
-                touched.push(a.key.clone());
-                outcomes.push(Ok(ack(pb::AckStatus::Stored)));
-                continue;
-            }
-            let stored = game::Entity::find_by_id((
-                a.row.championship_id.clone(),
-                a.row.platform.clone(),
-                a.row.game_id.clone(),
-            ))
-            .one(&txn)
-            .await?;
-            match stored {
-                Some(s) if s.content_hash == a.row.content_hash => {
-                    outcomes.push(Ok(ack(pb::AckStatus::Duplicate)))
+            let id = (a.row.championship_id.clone(), a.row.game_id.clone());
+            match stored.get(&id) {
+                None => {
+                    stored.insert(id, a.row.content_hash.clone());
+                    outcomes.push(Ok(ack(pb::AckStatus::Stored)));
+                    let mut row = a.row;
+                    row.seq = seq;
+                    fresh.push(game::ActiveModel::from(row));
+                    committed.push((a.key, a.game));
                 }
-                Some(s) => {
+                Some(hash) if *hash == a.row.content_hash => {
+                    outcomes.push(Ok(ack(pb::AckStatus::Duplicate)));
+                }
+                Some(hash) => {
                     conflict::Entity::insert(conflict::ActiveModel {
                         id: NotSet,
                         championship_id: Set(a.row.championship_id.clone()),
                         platform: Set(a.row.platform.clone()),
                         game_id: Set(a.row.game_id.clone()),
-                        stored_hash: Set(s.content_hash),
+                        stored_hash: Set(hash.clone()),
                         conflicting_hash: Set(a.row.content_hash.clone()),
                         report: Set(a.row.report.clone()),
                         reported_at: Set(now),
@@ -545,16 +542,35 @@ impl QualificationApi {
                         a.row.game_id
                     ))));
                 }
-                None => outcomes.push(Err(QualificationError::AlreadyExists(format!(
-                    "game {} is being stored concurrently",
-                    a.row.game_id
-                )))),
             }
         }
-        txn.commit().await?;
-        for key in touched {
-            self.invalidate(&key);
+        // Many rows per statement (13 columns × 200 rows stays far below every parameter limit).
+        let expected = fresh.len() as u64;
+        let mut inserted = 0;
+        let mut rows = fresh.into_iter().peekable();
+        while rows.peek().is_some() {
+            let chunk: Vec<game::ActiveModel> = rows.by_ref().take(200).collect();
+            inserted += game::Entity::insert_many(chunk)
+                .on_conflict(
+                    OnConflict::columns([
+                        game::Column::ChampionshipId,
+                        game::Column::Platform,
+                        game::Column::GameId,
+                    ])
+                    .do_nothing()
+                    .to_owned(),
+                )
+                .exec_without_returning(&txn)
+                .await?;
         }
+        if inserted != expected {
+            // Unreachable while ingest transactions are serialized by the counter; never guess.
+            return Err(QualificationError::Db(sea_orm::DbErr::Custom(format!(
+                "stored {inserted} of {expected} new games: a concurrent writer; retry the batch"
+            ))));
+        }
+        txn.commit().await?;
+        self.apply_committed(seq, committed).await;
         for outcome in &outcomes {
             let kind = match outcome {
                 Ok(ack) if ack.status == pb::AckStatus::Duplicate as i32 => "duplicate",
@@ -692,103 +708,6 @@ impl QualificationApi {
         Ok(rows)
     }
 
-    /// The period's standings, computed by the core from every stored game (cached until a write).
-    async fn ledger(
-        &self,
-        caller: &Caller,
-        key: &PeriodKey,
-    ) -> Result<(Arc<PeriodLedger>, OnlineRules)> {
-        let preset = self.preset(caller, &key.0).await?;
-        let stage = preset.stage(&key.1).ok_or_else(|| {
-            invalid(
-                "period.stage",
-                format!("{:?} is not a stage of this championship", key.1),
-            )
-        })?;
-        let rules = stage
-            .online
-            .ok_or_else(|| invalid("period.stage", "is not an online stage"))?;
-        let period = stage.period(key.2).ok_or_else(|| {
-            invalid(
-                "period.period",
-                format!("{} has no period {}", stage.code, key.2),
-            )
-        })?;
-        if let Some(l) = lock(&self.ledgers).get(key) {
-            return Ok((l.clone(), rules));
-        }
-        let before = self.versions_of(key);
-        let ledger = self.compute_ledger(key, rules, period).await?;
-        if self.versions_of(key) == before {
-            lock(&self.ledgers).insert(key.clone(), ledger.clone());
-        }
-        Ok((ledger, rules))
-    }
-
-    /// Computes a period from the database, bypassing the cache.
-    async fn compute_ledger(
-        &self,
-        key: &PeriodKey,
-        rules: OnlineRules,
-        period: &qiwang_core::stage::Period,
-    ) -> Result<Arc<PeriodLedger>> {
-        let rows = game::Entity::find()
-            .filter(game::Column::ChampionshipId.eq(&key.0))
-            .filter(game::Column::Stage.eq(&key.1))
-            .filter(game::Column::Period.eq(key.2 as i32))
-            .all(&self.db)
-            .await?;
-        let mut games = Vec::with_capacity(rows.len());
-        for row in rows {
-            let report = pb::GameReport::decode(row.report.as_slice()).map_err(|e| {
-                QualificationError::Preset(
-                    row.championship_id.clone(),
-                    format!("stored report {}: {e}", row.game_id),
-                )
-            })?;
-            // Stored reports passed these checks on the way in.
-            let facts = game_facts(&report)?;
-            games.push(PeriodGame {
-                id: format!("{}:{}", row.platform, row.game_id),
-                first_player: row.first_player,
-                second_player: row.second_player,
-                facts,
-            });
-        }
-        let resets: Vec<ResetRequest> = reset::Entity::find()
-            .filter(reset::Column::ChampionshipId.eq(&key.0))
-            .filter(reset::Column::Stage.eq(&key.1))
-            .filter(reset::Column::Period.eq(key.2 as i32))
-            .all(&self.db)
-            .await?
-            .into_iter()
-            .map(|r| ResetRequest {
-                player: r.player_id,
-                at: r.at,
-            })
-            .collect();
-        let cheaters: Vec<String> = cancellation::Entity::find()
-            .filter(cancellation::Column::ChampionshipId.eq(&key.0))
-            .all(&self.db)
-            .await?
-            .into_iter()
-            .map(|c| c.player_id)
-            .collect();
-        let days = PeriodDays {
-            first_day: period.opens_on,
-            last_day: period.closes_on,
-        };
-        let started = std::time::Instant::now();
-        let ledger = Arc::new(compute_period(&rules, days, &games, &resets, &cheaters));
-        // Leaderboards are computed on read after a write, so they are never stale; what a reader
-        // can wait on is this computation.
-        self.metrics.gauge(
-            "qiwang_leaderboard_compute_seconds",
-            started.elapsed().as_secs_f64(),
-        );
-        Ok(ledger)
-    }
-
     fn period_key(p: Option<&pb::PeriodRef>) -> Result<PeriodKey> {
         let p = p.ok_or_else(|| invalid("period", "is required"))?;
         if p.championship_id.is_empty() {
@@ -814,26 +733,27 @@ impl QualificationApi {
             n @ 1..=1000 => n as usize,
             _ => return Err(invalid("page_size", "must be at most 1000")),
         };
-        let (ledger, rules) = self.ledger(&caller, &key).await?;
         let viewer = if req.viewer_player_id.is_empty() && caller.is(Role::Player) {
             Some(caller.subject.clone())
         } else {
             (!req.viewer_player_id.is_empty()).then(|| req.viewer_player_id.clone())
         };
-        let rows: Vec<_> = ledger.standings();
-        let board = leaderboard(&rules, &rows, &DEFAULT_TIE_BREAKS, viewer.as_deref());
-        let total = u32::try_from(board.rows.len()).unwrap_or(u32::MAX);
-        let page = board
-            .rows
-            .iter()
-            .skip(req.offset as usize)
-            .take(size)
-            .map(row_to_pb)
-            .collect();
+        let (live, _) = self.live(&caller, &key).await?;
+        let live = live
+            .as_ref()
+            .ok_or_else(|| QualificationError::NotFound("the period's standings".into()))?;
         Ok(pb::LeaderboardPage {
-            rows: page,
-            total,
-            own: board.own.as_ref().map(row_to_pb),
+            rows: live
+                .period
+                .page(req.offset as usize, size)
+                .iter()
+                .map(row_to_pb)
+                .collect(),
+            total: u32::try_from(live.period.total()).unwrap_or(u32::MAX),
+            own: viewer
+                .and_then(|v| live.period.row(&v))
+                .as_ref()
+                .map(row_to_pb),
         })
     }
 
@@ -846,12 +766,14 @@ impl QualificationApi {
         if req.player_id.is_empty() {
             return Err(invalid("player_id", "is required"));
         }
-        let (ledger, rules) = self.ledger(&caller, &key).await?;
-        let rows = ledger.standings();
-        let board = leaderboard(&rules, &rows, &DEFAULT_TIE_BREAKS, Some(&req.player_id));
-        board.own.as_ref().map(row_to_pb).ok_or_else(|| {
-            QualificationError::NotFound(format!("player {} in this period", req.player_id))
-        })
+        let (live, _) = self.live(&caller, &key).await?;
+        live.as_ref()
+            .and_then(|l| l.period.row(&req.player_id))
+            .as_ref()
+            .map(row_to_pb)
+            .ok_or_else(|| {
+                QualificationError::NotFound(format!("player {} in this period", req.player_id))
+            })
     }
 
     async fn set_period(
@@ -1013,14 +935,13 @@ impl QualificationApi {
         if !was_closed {
             self.set_period(&caller, &key, false, true).await?;
         }
-        self.invalidate(&key);
-        let rules = stage
-            .online
-            .ok_or_else(|| invalid("period.stage", "is not an online stage"))?;
-        let period = stage
-            .period(key.2)
-            .ok_or_else(|| invalid("period", format!("{} has no period {}", stage.code, key.2)))?;
-        let ledger = self.compute_ledger(&key, rules, period).await?;
+        // The live period, caught up with every stored item: exact, since nothing more comes.
+        let standings = {
+            let (live, _) = self.live(&caller, &key).await?;
+            live.as_ref()
+                .map(|l| l.period.standings())
+                .unwrap_or_default()
+        };
         let cancelled: Vec<String> = cancellation::Entity::find()
             .filter(cancellation::Column::ChampionshipId.eq(&key.0))
             .all(&self.db)
@@ -1028,7 +949,6 @@ impl QualificationApi {
             .into_iter()
             .map(|c| c.player_id)
             .collect();
-        let standings = ledger.standings();
         // A player is ranked in the first group (preset order) whose events they entered.
         let group_of: HashMap<String, usize> = if groups.len() > 1 || groups[0].0.is_some() {
             let players: Vec<String> = standings.iter().map(|r| r.player.clone()).collect();
@@ -1208,6 +1128,7 @@ impl QualificationApi {
             ));
         }
         let txn = self.db.begin().await?;
+        let seq = live::next_seq(&txn).await?;
         reset::Entity::insert(reset::ActiveModel {
             id: NotSet,
             championship_id: Set(key.0.clone()),
@@ -1216,6 +1137,7 @@ impl QualificationApi {
             player_id: Set(req.player_id.clone()),
             at: Set(at),
             requested_by: Set(caller.subject.clone()),
+            seq: Set(seq),
         })
         .exec(&txn)
         .await?;
@@ -1230,7 +1152,6 @@ impl QualificationApi {
             .await?;
         }
         txn.commit().await?;
-        self.invalidate(&key);
         Ok(pb::ResetAck {
             at: Some(timestamp(at)),
         })
@@ -1256,12 +1177,14 @@ impl QualificationApi {
         }
         self.preset(&caller, &req.championship_id).await?;
         let txn = self.db.begin().await?;
+        let seq = live::next_seq(&txn).await?;
         cancellation::Entity::insert(cancellation::ActiveModel {
             championship_id: Set(req.championship_id.clone()),
             player_id: Set(req.player_id.clone()),
             reason: Set(req.reason.trim().to_owned()),
             decided_by: Set(caller.subject.clone()),
             decided_at: Set(Utc::now()),
+            seq: Set(seq),
         })
         .on_conflict(
             OnConflict::columns([
@@ -1282,7 +1205,6 @@ impl QualificationApi {
         )
         .await?;
         txn.commit().await?;
-        self.invalidate_championship(&req.championship_id);
         Ok(pb::CancelResultsAck {})
     }
 }

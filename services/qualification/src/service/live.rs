@@ -1,0 +1,288 @@
+//! Live leaderboards (实时排行榜, R-ONL-9) without recomputing: each period a replica serves is a
+//! `qiwang_core::live::LivePeriod`, kept exact by the change sequence.
+//!
+//! Invariant: a [`LiveState`] holds exactly the period's standings over every stored item with
+//! `seq <= state.seq`. Every write that changes standings takes the next value of the
+//! `qualification_counters` row `changes` inside its transaction (the row stays locked until commit,
+//! so values become visible in order). A read first reads the counter (one primary-key lookup);
+//! when it moved, the replica applies the items with `state.seq < seq <= counter` — games one by
+//! one, resets likewise, any cheating verdict or an item the core cannot apply exactly by a
+//! recomputation from the database. In this process, the ingest path applies the games it has just
+//! committed itself, so reads after its own writes find nothing to fetch.
+
+use std::sync::Arc;
+
+use qiwang_core::live::{Applied, LivePeriod, ResetApplied};
+use sea_orm::{DbBackend, PaginatorTrait, Statement};
+
+use super::*;
+use crate::entity::{cancellation, game, reset};
+
+/// One period as this replica knows it.
+pub(super) struct LiveState {
+    pub period: LivePeriod,
+    /// Every item with a sequence value up to this one is applied.
+    pub seq: i64,
+}
+
+pub(super) type LiveSlot = Arc<tokio::sync::Mutex<Option<LiveState>>>;
+
+/// Takes the next change sequence value inside `txn` (and locks the counter until it ends).
+pub(super) async fn next_seq<C: ConnectionTrait>(txn: &C) -> Result<i64> {
+    let sql = "UPDATE qualification_counters SET value = value + 1 WHERE name = 'changes' RETURNING value";
+    let row = txn
+        .query_one_raw(Statement::from_string(txn.get_database_backend(), sql))
+        .await?
+        .ok_or_else(|| {
+            QualificationError::Db(sea_orm::DbErr::RecordNotFound(
+                "the change counter (run the migrations)".into(),
+            ))
+        })?;
+    Ok(row.try_get_by_index::<i64>(0)?)
+}
+
+async fn current_seq(db: &DatabaseConnection) -> Result<i64> {
+    let backend = db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Postgres => "SELECT value FROM qualification_counters WHERE name = $1",
+        _ => "SELECT value FROM qualification_counters WHERE name = ?",
+    };
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(
+            backend,
+            sql,
+            ["changes".into()],
+        ))
+        .await?
+        .ok_or_else(|| {
+            QualificationError::Db(sea_orm::DbErr::RecordNotFound(
+                "the change counter (run the migrations)".into(),
+            ))
+        })?;
+    Ok(row.try_get_by_index::<i64>(0)?)
+}
+
+/// A stored game in the core's terms.
+pub(super) fn period_game(row: &game::Model) -> Result<PeriodGame> {
+    let report = pb::GameReport::decode(row.report.as_slice()).map_err(|e| {
+        QualificationError::Preset(
+            row.championship_id.clone(),
+            format!("stored report {}: {e}", row.game_id),
+        )
+    })?;
+    // Stored reports passed these checks on the way in.
+    let facts = game_facts(&report)?;
+    Ok(PeriodGame {
+        id: format!("{}:{}", row.platform, row.game_id),
+        first_player: row.first_player.clone(),
+        second_player: row.second_player.clone(),
+        facts,
+    })
+}
+
+impl QualificationApi {
+    fn live_slot(&self, key: &PeriodKey) -> LiveSlot {
+        lock(&self.live)
+            .entry(key.clone())
+            .or_insert_with(LiveSlot::default)
+            .clone()
+    }
+
+    /// The period's online rules and days.
+    fn period_rules(preset: &Preset, key: &PeriodKey) -> Result<(OnlineRules, PeriodDays)> {
+        let stage = preset.stage(&key.1).ok_or_else(|| {
+            invalid(
+                "period.stage",
+                format!("{:?} is not a stage of this championship", key.1),
+            )
+        })?;
+        let rules = stage
+            .online
+            .ok_or_else(|| invalid("period.stage", "is not an online stage"))?;
+        let period = stage.period(key.2).ok_or_else(|| {
+            invalid(
+                "period.period",
+                format!("{} has no period {}", stage.code, key.2),
+            )
+        })?;
+        Ok((
+            rules,
+            PeriodDays {
+                first_day: period.opens_on,
+                last_day: period.closes_on,
+            },
+        ))
+    }
+
+    /// The period, current as of the change counter now, locked for the caller.
+    pub(super) async fn live(
+        &self,
+        caller: &Caller,
+        key: &PeriodKey,
+    ) -> Result<(tokio::sync::OwnedMutexGuard<Option<LiveState>>, OnlineRules)> {
+        let preset = self.preset(caller, &key.0).await?;
+        let (rules, days) = Self::period_rules(&preset, key)?;
+        let mut guard = self.live_slot(key).lock_owned().await;
+        let now = current_seq(&self.db).await?;
+        let fresh = match guard.take() {
+            Some(state) if state.seq == now => state,
+            Some(state) => match self.catch_up(key, state, now).await? {
+                Some(state) => state,
+                None => self.rebuild(key, rules, days).await?,
+            },
+            None => self.rebuild(key, rules, days).await?,
+        };
+        *guard = Some(fresh);
+        Ok((guard, rules))
+    }
+
+    /// Applies the items stored after `state.seq` up to `now`; `None` when the period must be
+    /// recomputed instead.
+    async fn catch_up(
+        &self,
+        key: &PeriodKey,
+        mut state: LiveState,
+        now: i64,
+    ) -> Result<Option<LiveState>> {
+        let verdicts = cancellation::Entity::find()
+            .filter(cancellation::Column::ChampionshipId.eq(&key.0))
+            .filter(cancellation::Column::Seq.gt(state.seq))
+            .filter(cancellation::Column::Seq.lte(now))
+            .count(&self.db)
+            .await?;
+        if verdicts > 0 {
+            return Ok(None);
+        }
+        let resets = reset::Entity::find()
+            .filter(reset::Column::ChampionshipId.eq(&key.0))
+            .filter(reset::Column::Stage.eq(&key.1))
+            .filter(reset::Column::Period.eq(key.2 as i32))
+            .filter(reset::Column::Seq.gt(state.seq))
+            .filter(reset::Column::Seq.lte(now))
+            .all(&self.db)
+            .await?;
+        for r in resets {
+            let applied = state.period.apply_reset(&ResetRequest {
+                player: r.player_id,
+                at: r.at,
+            });
+            if matches!(applied, ResetApplied::NeedsRebuild(_)) {
+                return Ok(None);
+            }
+        }
+        let games = game::Entity::find()
+            .filter(game::Column::ChampionshipId.eq(&key.0))
+            .filter(game::Column::Stage.eq(&key.1))
+            .filter(game::Column::Period.eq(key.2 as i32))
+            .filter(game::Column::Seq.gt(state.seq))
+            .filter(game::Column::Seq.lte(now))
+            .order_by_asc(game::Column::EndedAt)
+            .order_by_asc(game::Column::GameId)
+            .all(&self.db)
+            .await?;
+        for row in &games {
+            if matches!(
+                state.period.apply_game(&period_game(row)?),
+                Applied::NeedsRebuild(_)
+            ) {
+                return Ok(None);
+            }
+        }
+        state.seq = now;
+        Ok(Some(state))
+    }
+
+    /// Recomputes the period from the database (`compute_period`, then the live index).
+    async fn rebuild(
+        &self,
+        key: &PeriodKey,
+        rules: OnlineRules,
+        days: PeriodDays,
+    ) -> Result<LiveState> {
+        // Read the counter first and load only what it covers: whatever commits later is fetched
+        // by the next catch-up, exactly once.
+        let seq = current_seq(&self.db).await?;
+        let started = std::time::Instant::now();
+        let rows = game::Entity::find()
+            .filter(game::Column::ChampionshipId.eq(&key.0))
+            .filter(game::Column::Stage.eq(&key.1))
+            .filter(game::Column::Period.eq(key.2 as i32))
+            .filter(game::Column::Seq.lte(seq))
+            .all(&self.db)
+            .await?;
+        let games = rows.iter().map(period_game).collect::<Result<Vec<_>>>()?;
+        let resets: Vec<ResetRequest> = reset::Entity::find()
+            .filter(reset::Column::ChampionshipId.eq(&key.0))
+            .filter(reset::Column::Stage.eq(&key.1))
+            .filter(reset::Column::Period.eq(key.2 as i32))
+            .filter(reset::Column::Seq.lte(seq))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|r| ResetRequest {
+                player: r.player_id,
+                at: r.at,
+            })
+            .collect();
+        let cheaters: Vec<String> = cancellation::Entity::find()
+            .filter(cancellation::Column::ChampionshipId.eq(&key.0))
+            .filter(cancellation::Column::Seq.lte(seq))
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|c| c.player_id)
+            .collect();
+        let period = LivePeriod::compute(
+            rules,
+            days,
+            DEFAULT_TIE_BREAKS.to_vec(),
+            &games,
+            &resets,
+            &cheaters,
+        );
+        self.metrics.gauge(
+            "qiwang_leaderboard_rebuild_seconds",
+            started.elapsed().as_secs_f64(),
+        );
+        tracing::info!(championship = %key.0, stage = %key.1, period = key.2, games = games.len(), seconds = started.elapsed().as_secs_f64(), "live period rebuilt");
+        Ok(LiveState { period, seq })
+    }
+
+    /// After a commit with sequence value `seq`: applies this process's own games to the periods it
+    /// holds when nothing else was committed in between; otherwise the next read catches up.
+    pub(super) async fn apply_committed(&self, seq: i64, games: Vec<(PeriodKey, PeriodGame)>) {
+        let mut by_period: HashMap<PeriodKey, Vec<PeriodGame>> = HashMap::new();
+        for (key, g) in games {
+            by_period.entry(key).or_default().push(g);
+        }
+        let held: Vec<(PeriodKey, LiveSlot)> = lock(&self.live)
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (key, slot) in held {
+            let mut guard = slot.lock().await;
+            let Some(state) = guard.as_mut() else {
+                continue;
+            };
+            if state.seq != seq - 1 {
+                continue;
+            }
+            let mut ok = true;
+            if let Some(games) = by_period.get_mut(&key) {
+                games.sort_by(|a, b| (a.facts.ended_at, &a.id).cmp(&(b.facts.ended_at, &b.id)));
+                for g in games.iter() {
+                    if matches!(state.period.apply_game(g), Applied::NeedsRebuild(_)) {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if ok {
+                state.seq = seq;
+            } else {
+                // Partly applied: drop it; the next read recomputes.
+                *guard = None;
+            }
+        }
+    }
+}
