@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use qiwang_swiss::cli;
 use qiwang_swiss::colour::Mover;
 use qiwang_swiss::dutch::{self, Board, Options, Pairing, PairingError};
-use qiwang_swiss::points::{PointSystem, ResultCode};
+use qiwang_swiss::points::{HalfPoints, PointSystem, ResultCode};
 use qiwang_swiss::tournament::Tournament;
 use qiwang_swiss::trf::{self, Player, RoundEntry};
 
@@ -139,6 +139,18 @@ fn r_ind_3_requested_byes_and_absences_are_not_paired() {
     let paired: BTreeSet<u32> = p.boards.iter().flat_map(|b| [b.first, b.second]).collect();
     assert_eq!(paired, BTreeSet::from([2, 3, 5, 6]));
     assert_eq!(p.bye, None);
+}
+
+#[test]
+fn r_ind_3_accelerated_round_pairs_the_top_group_among_itself() {
+    // Baku-style acceleration (C.04.5.1): a fictitious point for the top half in round 1.
+    let players = field(8);
+    let options = Options {
+        acceleration: (1..=4).map(|p| (p, 1, HalfPoints(2))).collect(),
+        ..Options::default()
+    };
+    let p = dutch::pair(&tournament(&players), &options).expect("pairing");
+    assert_eq!(boards(&p), vec![(1, 3), (4, 2), (5, 7), (8, 6)]);
 }
 
 #[test]

@@ -161,11 +161,11 @@ pub fn pair(tournament: &Tournament, options: &Options) -> Result<Pairing, Pairi
     boards.sort_by(|x, y| {
         let kx = (
             score(x.0).max(score(x.1)),
-            HalfPoints(score(x.0).0 + score(x.1).0),
+            HalfPoints(score(x.0).0.saturating_add(score(x.1).0)),
         );
         let ky = (
             score(y.0).max(score(y.1)),
-            HalfPoints(score(y.0).0 + score(y.1).0),
+            HalfPoints(score(y.0).0.saturating_add(score(y.1).0)),
         );
         // The higher ranked player of each board, by real score then TPN.
         let top = |a: usize, b: usize| {
