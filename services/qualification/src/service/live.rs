@@ -84,7 +84,7 @@ impl QualificationApi {
     fn live_slot(&self, key: &PeriodKey) -> LiveSlot {
         lock(&self.live)
             .entry(key.clone())
-            .or_insert_with(LiveSlot::default)
+            .or_default()
             .clone()
     }
 
