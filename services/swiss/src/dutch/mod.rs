@@ -29,7 +29,24 @@
 //! the optimum is still reachable (one matching per check). C1 and C3 are hard: incompatible
 //! pairs have no edge; C2 (no second bye) removes the bye edge.
 //!
-//! Weights are exact 512-bit integers; the matching is Edmonds' blossom algorithm in O(n³).
+//! Weights are exact integers of 128, 256 or 512 bits (the narrowest that holds the bracket's
+//! digits); the matching is Edmonds' blossom algorithm in its O(n³) primal-dual form. A candidate
+//! pair whose reduced cost under the optimal duals is positive is rejected without re-solving.
+//!
+//! ## Conventions shared with bbpPairings
+//!
+//! - Unplayed games (forfeits, byes) do not count as having met (C1) and carry no colour.
+//! - A player scoring a win's points without playing (forfeit win, full-point bye) or who had the
+//!   pairing-allocated bye cannot get it again (C2).
+//! - Art. 5.2.5 reads the pairing number among the players that have taken part so far; with no
+//!   declared initial colour it is inferred from the first round with colours.
+//! - Boards are ordered by the higher score of the pair, then the sum, then the rank of the
+//!   higher-ranked player (real scores, without acceleration).
+//!
+//! ## Not covered
+//!
+//! The `XXC rank` option (pairing numbers from the rank column), JaVaFo's `XXA` acceleration
+//! records (the TRF-2026 `250` record is read), team events.
 
 mod engine;
 mod matching;
