@@ -417,3 +417,38 @@ proptest! {
         play_out(n, rounds, seed, absent_rate, forbid)?;
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// The command line never panics, whatever a (mutated) tournament file says: every outcome
+    /// is an exit code.
+    #[test]
+    fn cli_never_panics_on_mutated_files(
+        edits in proptest::collection::vec((0usize..4000, prop_oneof![
+            Just(' '), Just('0'), Just('1'), Just('9'), Just('='), Just('+'), Just('-'),
+            Just('w'), Just('b'), Just('U'), Just('H'), Just('Z'), Just('F'), Just('\n'),
+        ]), 1..6),
+        round in 1usize..8,
+    ) {
+        let mut text: Vec<char> = BBP_31.chars().collect();
+        for (at, c) in edits {
+            if !text.is_empty() {
+                let i = at % text.len();
+                text[i] = c;
+            }
+        }
+        let text: String = text.into_iter().collect();
+        for mode in ["-p", "-c"] {
+            let out = cli::run(
+                &["--dutch".into(), "in.trf".into(), mode.into()],
+                &|_| Ok(text.clone()),
+            );
+            prop_assert!([cli::OK, cli::NO_VALID_PAIRING, cli::BAD_INPUT].contains(&out.code));
+        }
+        if let Ok(file) = trf::parse(&text) {
+            let _ = dutch::trf_round_at(&file, round as u32)
+                .and_then(|t| dutch::pair(&t.tournament, &t.options));
+        }
+    }
+}
