@@ -511,6 +511,9 @@ impl Engine {
         if L == 8 && needed <= Wide::<4>::BITS {
             return self.pair_bracket::<4>(remaining, bracket, mdps, s0, next, bye_eligible);
         }
+        if L == 8 && needed <= Wide::<6>::BITS {
+            return self.pair_bracket::<6>(remaining, bracket, mdps, s0, next, bye_eligible);
+        }
         let layout = Layout::new(&bounds, Wide::<L>::BITS);
         let _ = tiers.count;
 
