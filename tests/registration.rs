@@ -725,3 +725,117 @@ async fn championships_come_from_presets_and_bad_presets_are_refused() {
         app.stop().await;
     }
 }
+
+#[tokio::test]
+async fn r_reg_3_and_r_reg_1_bulk_import_checks_every_row_like_the_single_calls() {
+    for backend in backends() {
+        let app = spawn_app(backend.clone()).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let mut reg = app.registration().await;
+        let champ = championship_from(&app, preset_with_window("xiangqi-2022", -1, 1)).await;
+        let row = |name: &str, seq: u32, account: &str| pb::ImportPlayerRequest {
+            player: Some(chinese_player(name, "19900101", seq)),
+            accounts: vec![pb::LinkedAccount {
+                platform: "yizhan".into(),
+                account_id: account.into(),
+            }],
+            championship_id: champ.clone(),
+            events: vec!["men-individual".into()],
+        };
+        let mut bad_id = row("坏号", 7, "acc-bad");
+        if let Some(p) = bad_id.player.as_mut() {
+            p.identity = Some(pb::Identity {
+                kind: Some(pb::identity::Kind::Resident(pb::ResidentId {
+                    number: "110101199001010000".into(),
+                })),
+            });
+        }
+        let rows = vec![
+            row("甲", 11, "acc-1"),
+            row("乙", 13, "acc-2"),
+            bad_id,
+            // The same person twice in one import, and one account claimed twice.
+            row("甲", 11, "acc-3"),
+            row("丙", 15, "acc-2"),
+        ];
+        let st = reg
+            .import_players(with_token(
+                &app.token(Role::Partner, "bot"),
+                tokio_stream::iter(rows.clone()),
+            ))
+            .await
+            .expect_err("organizers import");
+        assert_eq!(st.code(), Code::PermissionDenied, "{backend}");
+        let summary = reg
+            .import_players(with_token(&org, tokio_stream::iter(rows)))
+            .await
+            .expect("import")
+            .into_inner();
+        assert_eq!(
+            (summary.imported, summary.refused),
+            (2, 3),
+            "{backend}: {summary:?}"
+        );
+        let refused: Vec<(u32, &str)> = summary
+            .refusals
+            .iter()
+            .map(|r| (r.index, r.code.as_str()))
+            .collect();
+        assert_eq!(
+            refused,
+            vec![
+                (2, "INVALID_ARGUMENT"),
+                (3, "ALREADY_EXISTS"),
+                (4, "ALREADY_EXISTS")
+            ],
+            "{backend}"
+        );
+        assert_eq!(
+            summary.refusals[0].field, "identity.resident.number",
+            "{backend}"
+        );
+        // What was imported is a player with an account and an entry, as the single calls make it.
+        let found = reg
+            .resolve_accounts(with_token(
+                &org,
+                pb::ResolveAccountsRequest {
+                    platform: "yizhan".into(),
+                    account_ids: vec!["acc-1".into(), "acc-2".into(), "acc-3".into()],
+                },
+            ))
+            .await
+            .expect("resolve")
+            .into_inner()
+            .player_ids;
+        assert_eq!(found[0], summary.player_ids[0], "{backend}");
+        assert_eq!(found[1], summary.player_ids[1], "{backend}");
+        assert!(
+            found[2].is_empty(),
+            "{backend}: a refused row stores nothing"
+        );
+        let entered = reg
+            .list_entered_players(with_token(
+                &org,
+                pb::ListEnteredPlayersRequest {
+                    championship_id: champ.clone(),
+                    player_ids: summary.player_ids.clone(),
+                },
+            ))
+            .await
+            .expect("entries")
+            .into_inner()
+            .player_ids;
+        assert_eq!(entered.len(), 2, "{backend}");
+        // Importing the same rows again refuses them all: one person, one player.
+        let again = reg
+            .import_players(with_token(
+                &org,
+                tokio_stream::iter(vec![row("甲", 11, "acc-9")]),
+            ))
+            .await
+            .expect("import again")
+            .into_inner();
+        assert_eq!((again.imported, again.refused), (0, 1), "{backend}");
+        app.stop().await;
+    }
+}

@@ -28,6 +28,9 @@ pub struct IngestBench {
     /// Reports per client stream (each stream is committed in groups of 500).
     #[arg(long, default_value_t = 5_000)]
     pub stream_size: u32,
+    /// Partner streams reporting at the same time.
+    #[arg(long, default_value_t = 2)]
+    pub streams: u32,
     /// Database to run on (default: a fresh SQLite file in a temporary directory).
     #[arg(long)]
     pub database_url: Option<String>,
@@ -201,13 +204,15 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         .into_inner()
         .id;
     let t = Instant::now();
+    // Players come in as an organizer's bulk import (ImportPlayers), 20,000 rows per stream.
     let mut first_player = String::new();
-    for i in 0..bench.players {
-        // Synthetic but valid passports keep registration on its real path.
-        let p = reg
-            .register_player(req(
-                &org,
-                pb::RegisterPlayerRequest {
+    let mut start = 0;
+    while start < bench.players {
+        let end = (start + 20_000).min(bench.players);
+        let rows: Vec<pb::ImportPlayerRequest> = (start..end)
+            .map(|i| pb::ImportPlayerRequest {
+                // Synthetic but valid passports keep registration on its real path.
+                player: Some(pb::RegisterPlayerRequest {
                     name: format!("棋手{i}"),
                     sex: pb::Sex::Male as i32,
                     birth_date: "1990-01-01".into(),
@@ -218,31 +223,28 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
                         })),
                     }),
                     phone: String::new(),
-                },
-            ))
+                }),
+                accounts: vec![pb::LinkedAccount {
+                    platform: "bench".into(),
+                    account_id: format!("acc-{i}"),
+                }],
+                championship_id: champ.clone(),
+                events: vec!["men-individual".into()],
+            })
+            .collect();
+        let summary = reg
+            .import_players(req(&org, tokio_stream::iter(rows)))
             .await?
             .into_inner();
-        if i == 0 {
-            first_player = p.id.clone();
+        anyhow::ensure!(
+            summary.refused == 0,
+            "import refused rows, e.g. {:?}",
+            summary.refusals.first()
+        );
+        if start == 0 {
+            first_player = summary.player_ids.first().cloned().unwrap_or_default();
         }
-        reg.enter_event(req(
-            &org,
-            pb::EnterEventRequest {
-                championship_id: champ.clone(),
-                event: "men-individual".into(),
-                player_id: p.id.clone(),
-            },
-        ))
-        .await?;
-        reg.link_account(req(
-            &partner,
-            pb::LinkAccountRequest {
-                player_id: p.id,
-                platform: "bench".into(),
-                account_id: format!("acc-{i}"),
-            },
-        ))
-        .await?;
+        start = end;
     }
     println!(
         "registered {} players in {:.1} s",
@@ -298,25 +300,44 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         })
     };
 
-    let mut rng = Rng(0x5EED);
+    // Partners: `streams` concurrent client streams of `stream_size` reports each.
     let t = Instant::now();
+    let next = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let mut partners = Vec::new();
+    for _ in 0..bench.streams.max(1) {
+        let mut qual = QualificationServiceClient::new(channel.clone());
+        let (partner, champ, next) = (partner.clone(), champ.clone(), next.clone());
+        let (games, size, players) = (bench.games, bench.stream_size.max(1), bench.players);
+        partners.push(tokio::spawn(async move {
+            let (mut stored, mut refused) = (0u64, 0u64);
+            loop {
+                let n = next.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
+                if n >= games {
+                    break;
+                }
+                // The same game numbers give the same games, whichever stream sends them.
+                let mut rng = Rng(0x5EED ^ u64::from(n));
+                let reports: Vec<q::GameReport> = (n..(n + size).min(games))
+                    .map(|i| game(&champ, i, players, &mut rng))
+                    .collect();
+                let summary = qual
+                    .report_games(req(&partner, tokio_stream::iter(reports)))
+                    .await?
+                    .into_inner();
+                stored += u64::from(summary.stored + summary.duplicates);
+                refused += u64::from(summary.refused);
+                if let Some(bad) = summary.outcomes.iter().find(|o| o.code != "OK") {
+                    anyhow::ensure!(refused < 100, "too many refusals, e.g. {bad:?}");
+                }
+            }
+            anyhow::Ok((stored, refused))
+        }));
+    }
     let (mut stored, mut refused) = (0u64, 0u64);
-    let mut n = 0;
-    while n < bench.games {
-        let size = bench.stream_size.min(bench.games - n);
-        let reports: Vec<q::GameReport> = (n..n + size)
-            .map(|i| game(&champ, i, bench.players, &mut rng))
-            .collect();
-        n += size;
-        let summary = qual
-            .report_games(req(&partner, tokio_stream::iter(reports)))
-            .await?
-            .into_inner();
-        stored += u64::from(summary.stored + summary.duplicates);
-        refused += u64::from(summary.refused);
-        if let Some(bad) = summary.outcomes.iter().find(|o| o.code != "OK") {
-            anyhow::ensure!(refused < 100, "too many refusals, e.g. {bad:?}");
-        }
+    for p in partners {
+        let (s, r) = p.await??;
+        stored += s;
+        refused += r;
     }
     let ingest = t.elapsed().as_secs_f64();
     stop.store(true, std::sync::atomic::Ordering::Relaxed);

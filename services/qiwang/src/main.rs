@@ -62,6 +62,13 @@ enum Command {
         #[command(subcommand)]
         action: PresetsAction,
     },
+    /// Swiss pairing from a TRF file, compatible with bbpPairings and JaVaFo:
+    /// `qiwang pair --dutch in.trf -p [out.txt]` pairs the next round, `... -c` checks every round
+    /// of a finished file. Exit codes: 0 ok, 1 no valid pairing, 3 bad input, 5 file error.
+    Pair {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -103,6 +110,9 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if let Command::Presets { action } = &cli.command {
         return presets(action);
+    }
+    if let Command::Pair { args } = &cli.command {
+        return Ok(pair(args));
     }
     let settings = Settings::load(cli.config.as_deref())?;
     if let Command::Token {
@@ -179,7 +189,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
             Command::Bench { which: BenchKind::Ingest(bench) } => qiwang::bench::run(bench).await?,
-            Command::Token { .. } | Command::Presets { .. } => unreachable!("handled above"),
+            Command::Token { .. } | Command::Presets { .. } | Command::Pair { .. } => {
+                unreachable!("handled above")
+            }
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -205,6 +217,20 @@ async fn shutdown_signal() {
         () = ctrl_c => {},
         () = term => {},
     }
+}
+
+/// The pairing engine's command line (`qiwang_swiss::cli`), with the file IO done here.
+fn pair(args: &[String]) -> ExitCode {
+    let outcome = qiwang_swiss::cli::run(args, &|path| std::fs::read_to_string(path));
+    print!("{}", outcome.stdout);
+    eprint!("{}", outcome.stderr);
+    for (path, content) in &outcome.files {
+        if let Err(e) = std::fs::write(path, content) {
+            eprintln!("cannot write {path}: {e}");
+            return ExitCode::from(qiwang_swiss::cli::FILE_ERROR as u8);
+        }
+    }
+    ExitCode::from(u8::try_from(outcome.code).unwrap_or(1))
 }
 
 fn presets(action: &PresetsAction) -> anyhow::Result<ExitCode> {

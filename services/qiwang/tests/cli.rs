@@ -375,3 +375,62 @@ fn one_request_id_ties_the_json_logs_of_gateway_and_service_together() {
         "the registration service's log line carries the same request id"
     );
 }
+
+#[test]
+fn r_ind_3_pair_is_a_bbppairings_compatible_command_line() {
+    let dir = temp_dir();
+    let trf = dir.join("t.trf");
+    std::fs::write(
+        &trf,
+        "012 Test\nXXR 3\nXXC white1\n\
+001    1      A                                 2400                             0.0    1\n\
+001    2      B                                 2300                             0.0    2\n\
+001    3      C                                 2200                             0.0    3\n",
+    )
+    .expect("write trf");
+    let out = dir.join("out.txt");
+    let status = qiwang()
+        .args(["pair", "--dutch"])
+        .arg(&trf)
+        .arg("-p")
+        .arg(&out)
+        .status()
+        .expect("run");
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&out).expect("output"),
+        "2\n1 2\n3 0\n"
+    );
+    // A finished tournament paired by bbpPairings checks clean, round by round.
+    let finished = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../swiss/tests/data/dutch-bbp-12.trf"
+    );
+    let check = qiwang()
+        .args(["pair", "--dutch", finished, "-c"])
+        .output()
+        .expect("run");
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    // bbpPairings' exit codes: 5 for a file that cannot be read, 3 for bad input.
+    let missing = qiwang()
+        .args(["pair", "--dutch"])
+        .arg(dir.join("missing.trf"))
+        .arg("-p")
+        .status()
+        .expect("run");
+    assert_eq!(missing.code(), Some(5));
+    std::fs::write(&trf, "001 this is not a player line\n").expect("write");
+    let bad = qiwang()
+        .args(["pair", "--dutch"])
+        .arg(&trf)
+        .arg("-p")
+        .status()
+        .expect("run");
+    assert_eq!(bad.code(), Some(3));
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -23,6 +23,8 @@ use tonic::{Request, Response, Status};
 use crate::entity::{account, audit, bar, championship, entry, player};
 use crate::error::{RegistrationError, Result, invalid};
 
+mod import;
+
 /// The registration service over one database.
 #[derive(Clone)]
 pub struct RegistrationApi {
@@ -271,6 +273,52 @@ fn parse_account_id(value: &str) -> Result<String> {
     }
 }
 
+/// A new player's row from a registration request, every field checked (R-REG-3).
+fn player_row(
+    req: &pb::RegisterPlayerRequest,
+    id: String,
+    now: DateTime<Utc>,
+) -> Result<player::Model> {
+    let name = parse_name(&req.name)?;
+    let sex = match pb::Sex::try_from(req.sex) {
+        Ok(pb::Sex::Male) => Sex::Male,
+        Ok(pb::Sex::Female) => Sex::Female,
+        _ => return Err(invalid("sex", "must be SEX_MALE or SEX_FEMALE")),
+    };
+    let birth_date = parse_date("birth_date", &req.birth_date)?;
+    let identity = parse_identity(req.identity.as_ref())?;
+    identity::check_stated_facts(&identity, birth_date, sex).map_err(|e| {
+        let field = match e {
+            identity::StatedFactsError::BirthDate { .. } => "birth_date",
+            identity::StatedFactsError::Sex => "sex",
+        };
+        invalid(field, e.to_string())
+    })?;
+    let phone = parse_phone(&req.phone)?;
+    Ok(player::Model {
+        id,
+        name,
+        sex: sex_code(sex).to_owned(),
+        birth_date,
+        id_kind: if identity.is_foreign() {
+            "passport"
+        } else {
+            "resident"
+        }
+        .to_owned(),
+        id_number: identity.number().to_owned(),
+        identity_key: identity.key(),
+        nationality: identity.nationality().to_owned(),
+        region_code: match &identity {
+            Identity::Resident(r) => Some(r.region().code.to_owned()),
+            Identity::Passport(_) => None,
+        },
+        phone,
+        created_at: now,
+        updated_at: now,
+    })
+}
+
 fn require(caller: &Caller, roles: &[Role]) -> Result<()> {
     auth::require(caller, roles)
         .map_err(|s| RegistrationError::PermissionDenied(s.message().to_owned()))
@@ -406,51 +454,13 @@ impl RegistrationApi {
         req: pb::RegisterPlayerRequest,
     ) -> Result<pb::Player> {
         require(&caller, &[Role::Organizer, Role::Player])?;
-        let name = parse_name(&req.name)?;
-        let sex = match pb::Sex::try_from(req.sex) {
-            Ok(pb::Sex::Male) => Sex::Male,
-            Ok(pb::Sex::Female) => Sex::Female,
-            _ => return Err(invalid("sex", "must be SEX_MALE or SEX_FEMALE")),
-        };
-        let birth_date = parse_date("birth_date", &req.birth_date)?;
-        let identity = parse_identity(req.identity.as_ref())?;
-        identity::check_stated_facts(&identity, birth_date, sex).map_err(|e| {
-            let field = match e {
-                identity::StatedFactsError::BirthDate { .. } => "birth_date",
-                identity::StatedFactsError::Sex => "sex",
-            };
-            invalid(field, e.to_string())
-        })?;
-        let phone = parse_phone(&req.phone)?;
         let id = if caller.is(Role::Player) {
             caller.subject.clone()
         } else {
             new_id("pl")
         };
-        let key = identity.key();
-        let now = Utc::now();
-        let row = player::Model {
-            id: id.clone(),
-            name,
-            sex: sex_code(sex).to_owned(),
-            birth_date,
-            id_kind: if identity.is_foreign() {
-                "passport"
-            } else {
-                "resident"
-            }
-            .to_owned(),
-            id_number: identity.number().to_owned(),
-            identity_key: key.clone(),
-            nationality: identity.nationality().to_owned(),
-            region_code: match &identity {
-                Identity::Resident(r) => Some(r.region().code.to_owned()),
-                Identity::Passport(_) => None,
-            },
-            phone,
-            created_at: now,
-            updated_at: now,
-        };
+        let row = player_row(&req, id.clone(), Utc::now())?;
+        let key = row.identity_key.clone();
         let txn = self.db.begin().await?;
         if player::Entity::find_by_id(id.clone())
             .one(&txn)
@@ -1117,6 +1127,16 @@ impl RegistrationService for RegistrationApi {
             self.entered_players_impl(caller, request.into_inner())
                 .await,
         )
+    }
+
+    async fn import_players(
+        &self,
+        request: Request<tonic::Streaming<pb::ImportPlayerRequest>>,
+    ) -> Reply<pb::ImportPlayersSummary> {
+        let caller = auth::caller(&request)?;
+        self.import_players_impl(caller, request.into_inner())
+            .await
+            .map(Response::new)
     }
 
     async fn get_championship_rules(
