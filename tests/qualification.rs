@@ -1440,11 +1440,7 @@ async fn r_pub_1_to_3_finalist_list_notice_reports_replacement_and_r_reg_6_withd
             .await
             .expect("close the notice")
             .into_inner();
-        assert_eq!(
-            list.notice,
-            q::NoticeStateCode::NoticeStateClosed as i32,
-            "{backend}"
-        );
+        assert_eq!(list.notice, q::NoticeState::Closed as i32, "{backend}");
         let find = |list: &q::FinalistList, id: &str| {
             list.finalists
                 .iter()

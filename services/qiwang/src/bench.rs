@@ -181,7 +181,9 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
     let partner = verifier.mint(Role::Partner, "bench-bot", Some("bench"), None)?;
     let channel = Channel::from_shared(url)?.connect().await?;
     let mut reg = RegistrationServiceClient::new(channel.clone());
-    let mut qual = QualificationServiceClient::new(channel.clone());
+    // The close returns the whole frozen list: a million rows is far above tonic's 4 MB default.
+    let mut qual =
+        QualificationServiceClient::new(channel.clone()).max_decoding_message_size(usize::MAX);
 
     println!(
         "database: {}",

@@ -1009,30 +1009,37 @@ impl QualificationApi {
         }
         let now = Utc::now();
         let txn = self.db.begin().await?;
-        for (label, places, row) in &decided_rows {
-            let (code, reason) = describe(row);
-            let reason = match label {
-                Some(group) => format!("[{group}] {reason}"),
-                None => reason,
-            };
-            advancement::Entity::insert(advancement::ActiveModel {
-                championship_id: Set(key.0.clone()),
-                stage: Set(key.1.clone()),
-                period: Set(key.2 as i32),
-                player_id: Set(row.candidate.player.clone()),
-                rank: Set(row.rank.map(|r| r as i32).unwrap_or(0)),
-                advanced: Set(row.advanced),
-                points: Set(row.candidate.points),
-                wins: Set(row.candidate.wins as i32),
-                counted_games: Set(row.candidate.counted_games as i32),
-                reason: Set(reason),
-                reason_code: Set(code.to_owned()),
-                to_stage: Set(advance.to.clone()),
-                places: Set(*places as i32),
-                decided_at: Set(now),
+        // Many rows per statement: a national period's list is a million rows.
+        let rows: Vec<advancement::ActiveModel> = decided_rows
+            .iter()
+            .map(|(label, places, row)| {
+                let (code, reason) = describe(row);
+                let reason = match label {
+                    Some(group) => format!("[{group}] {reason}"),
+                    None => reason,
+                };
+                advancement::ActiveModel {
+                    championship_id: Set(key.0.clone()),
+                    stage: Set(key.1.clone()),
+                    period: Set(key.2 as i32),
+                    player_id: Set(row.candidate.player.clone()),
+                    rank: Set(row.rank.map(|r| r as i32).unwrap_or(0)),
+                    advanced: Set(row.advanced),
+                    points: Set(row.candidate.points),
+                    wins: Set(row.candidate.wins as i32),
+                    counted_games: Set(row.candidate.counted_games as i32),
+                    reason: Set(reason),
+                    reason_code: Set(code.to_owned()),
+                    to_stage: Set(advance.to.clone()),
+                    places: Set(*places as i32),
+                    decided_at: Set(now),
+                }
             })
-            .exec(&txn)
-            .await?;
+            .collect();
+        for chunk in rows.chunks(200) {
+            advancement::Entity::insert_many(chunk.to_vec())
+                .exec_without_returning(&txn)
+                .await?;
         }
         txn.commit().await?;
         lock(&self.advanced).retain(|k, _| k.0 != key.0);

@@ -142,9 +142,9 @@ impl QualificationApi {
     async fn finalist_list(&self, preset: &Preset, championship: &str) -> Result<pb::FinalistList> {
         let notice = self.notice_row(championship).await?;
         let state = match notice_of(notice.as_ref()) {
-            NoticeState::Draft => pb::NoticeStateCode::NoticeStateDraft,
-            NoticeState::Published(_) => pb::NoticeStateCode::NoticeStatePublished,
-            NoticeState::Closed(_) => pb::NoticeStateCode::NoticeStateClosed,
+            NoticeState::Draft => pb::NoticeState::Draft,
+            NoticeState::Published(_) => pb::NoticeState::Published,
+            NoticeState::Closed(_) => pb::NoticeState::Closed,
         };
         let mut finalists = Vec::new();
         for f in self.finalist_rows(championship).await? {

@@ -82,10 +82,7 @@ pub(super) fn period_game(row: &game::Model) -> Result<PeriodGame> {
 
 impl QualificationApi {
     fn live_slot(&self, key: &PeriodKey) -> LiveSlot {
-        lock(&self.live)
-            .entry(key.clone())
-            .or_default()
-            .clone()
+        lock(&self.live).entry(key.clone()).or_default().clone()
     }
 
     /// The period's online rules and days.
