@@ -570,7 +570,7 @@ impl QualificationApi {
             ))));
         }
         txn.commit().await?;
-        self.apply_committed(seq, committed).await;
+        self.apply_committed(seq, committed);
         for outcome in &outcomes {
             let kind = match outcome {
                 Ok(ack) if ack.status == pb::AckStatus::Duplicate as i32 => "duplicate",

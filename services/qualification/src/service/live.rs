@@ -247,7 +247,7 @@ impl QualificationApi {
 
     /// After a commit with sequence value `seq`: applies this process's own games to the periods it
     /// holds when nothing else was committed in between; otherwise the next read catches up.
-    pub(super) async fn apply_committed(&self, seq: i64, games: Vec<(PeriodKey, PeriodGame)>) {
+    pub(super) fn apply_committed(&self, seq: i64, games: Vec<(PeriodKey, PeriodGame)>) {
         let mut by_period: HashMap<PeriodKey, Vec<PeriodGame>> = HashMap::new();
         for (key, g) in games {
             by_period.entry(key).or_default().push(g);
@@ -257,7 +257,11 @@ impl QualificationApi {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         for (key, slot) in held {
-            let mut guard = slot.lock().await;
+            // Never wait for a reader (a recomputation can take long): a busy period catches up
+            // from the database on its next read instead.
+            let Ok(mut guard) = slot.try_lock() else {
+                continue;
+            };
             let Some(state) = guard.as_mut() else {
                 continue;
             };
