@@ -7,7 +7,9 @@ use prost::Message;
 use qiwang_core::advancement::{Candidate, CutReason, CutRow, Decider, PointsRule, Selection, cut};
 use qiwang_core::lottery::{hex, sha256};
 use qiwang_core::preset::{self, Preset};
-use qiwang_core::scoring::{OnlineRules, PeriodDays, PlayTime, judge_play_time, score_game};
+use qiwang_core::scoring::{
+    GameFacts, OnlineRules, PeriodDays, PlayTime, judge_play_time, score_game,
+};
 use qiwang_core::stage::Stage;
 use qiwang_core::standings::{DEFAULT_TIE_BREAKS, PeriodGame, ResetRequest};
 use qiwang_core::time::china_date;
@@ -63,9 +65,10 @@ pub struct QualificationApi {
     entered: Arc<Mutex<std::collections::HashSet<(String, String)>>>,
     /// (championship, target stage) -> players the frozen lists advanced there.
     advanced: Arc<Mutex<HashMap<(String, String), AdvancedRows>>>,
-    /// Serializes knockout and seed writes in this process: each is validated against the whole
-    /// round before it is stored (knockouts are thousands of games, not millions).
-    knockout_write: Arc<tokio::sync::Mutex<()>>,
+    /// Serializes organizer workflows in this process (seeds, knockout rounds, the finalist list and
+    /// its notice): each write is checked against the whole round or list before it is stored
+    /// (thousands of items, not millions).
+    organizer_write: Arc<tokio::sync::Mutex<()>>,
     changes: broadcast::Sender<(String, pb::Change)>,
     /// Turns true when the process shuts down: open change streams end then, so a graceful
     /// shutdown never waits on a follower.
@@ -122,7 +125,7 @@ impl QualificationApi {
             live: Arc::default(),
             entered: Arc::default(),
             advanced: Arc::default(),
-            knockout_write: Arc::default(),
+            organizer_write: Arc::default(),
             changes,
             shutdown,
             metrics,
@@ -202,7 +205,7 @@ impl QualificationApi {
         preset: &Preset,
         open: &HashMap<(String, u32), bool>,
         report: &pb::GameReport,
-    ) -> Result<(PeriodKey, OnlineRules, DateTime<Utc>, DateTime<Utc>)> {
+    ) -> Result<(PeriodKey, GameFacts)> {
         if report.game_id.is_empty() || report.game_id.len() > 128 {
             return Err(invalid("game_id", "must be 1-128 characters"));
         }
@@ -245,22 +248,14 @@ impl QualificationApi {
             first_day: period.opens_on,
             last_day: period.closes_on,
         };
-        match judge_play_time(&rules.play_hours, days, facts.started_at) {
-            PlayTime::Inside => {}
-            other => {
-                return Err(invalid(
-                    "started_at",
-                    format!("outside the stage's play time ({other:?}, China time)"),
-                ));
-            }
-        }
+        inside_play_time(&rules, days, "started_at", facts.started_at)?;
         score_game(&rules, &facts).map_err(|e| invalid("facts", e.to_string()))?;
         let key = (
             report.championship_id.clone(),
             stage.code.clone(),
             period_no,
         );
-        Ok((key, rules, facts.started_at, facts.ended_at))
+        Ok((key, facts))
     }
 
     /// Which periods of the championship are open (true) or closed (false).
@@ -376,7 +371,7 @@ impl QualificationApi {
         let mut accepted: Vec<std::result::Result<Accepted, QualificationError>> =
             Vec::with_capacity(reports.len());
         for (report, check) in reports.iter().zip(checked) {
-            accepted.push(check.and_then(|(key, _rules, started_at, ended_at)| {
+            accepted.push(check.and_then(|(key, facts)| {
                 let first = players.get(&report.first_account).ok_or_else(|| {
                     invalid(
                         "first_account",
@@ -410,11 +405,12 @@ impl QualificationApi {
                     }
                 }
                 let bytes = report.encode_to_vec();
+                let (started_at, ended_at) = (facts.started_at, facts.ended_at);
                 let game = PeriodGame {
                     id: format!("{platform}:{}", report.game_id),
                     first_player: first.clone(),
                     second_player: second.clone(),
-                    facts: game_facts(report)?,
+                    facts,
                 };
                 Ok(Accepted {
                     game,
@@ -1298,6 +1294,22 @@ fn locate<'p>(
                 ),
             ))
         }
+    }
+}
+
+/// A game or room entry must start inside the stage's play hours on its days (R-STR-4).
+fn inside_play_time(
+    rules: &OnlineRules,
+    days: PeriodDays,
+    field: &'static str,
+    at: DateTime<Utc>,
+) -> Result<()> {
+    match judge_play_time(&rules.play_hours, days, at) {
+        PlayTime::Inside => Ok(()),
+        other => Err(invalid(
+            field,
+            format!("outside the stage's play time ({other:?}, China time)"),
+        )),
     }
 }
 

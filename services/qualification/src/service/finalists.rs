@@ -216,7 +216,7 @@ impl QualificationApi {
         let championship = Self::championship_of(&req)?;
         let preset = self.preset(&caller, championship).await?;
         let final_code = final_stage(&preset)?.code.clone();
-        let _guard = self.knockout_write.lock().await;
+        let _guard = self.organizer_write.lock().await;
         if !matches!(
             notice_of(self.notice_row(championship).await?.as_ref()),
             NoticeState::Draft
@@ -300,7 +300,7 @@ impl QualificationApi {
         require(&caller, &[Role::Organizer])?;
         let championship = Self::championship_of(&req)?;
         let preset = self.preset(&caller, championship).await?;
-        let _guard = self.knockout_write.lock().await;
+        let _guard = self.organizer_write.lock().await;
         let row = self.notice_row(championship).await?;
         let state = notice_of(row.as_ref());
         let now = Utc::now();
@@ -456,7 +456,7 @@ impl QualificationApi {
         req: pb::NoticeReportRef,
     ) -> Result<pb::NoticeReport> {
         require(&caller, &[Role::Organizer])?;
-        let _guard = self.knockout_write.lock().await;
+        let _guard = self.organizer_write.lock().await;
         let row = self.report_row(&req.report_id).await?;
         let now = Utc::now();
         investigate(&report_of(&row), decision(&caller, now)).map_err(workflow_refusal)?;
@@ -484,7 +484,7 @@ impl QualificationApi {
         req: pb::ConcludeNoticeReportRequest,
     ) -> Result<pb::NoticeReport> {
         require(&caller, &[Role::Organizer])?;
-        let _guard = self.knockout_write.lock().await;
+        let _guard = self.organizer_write.lock().await;
         let row = self.report_row(&req.report_id).await?;
         let now = Utc::now();
         let concluded = workflow::conclude(
@@ -656,7 +656,7 @@ impl QualificationApi {
             return Err(invalid("championship_id", "is required"));
         }
         let preset = self.preset(&caller, &req.championship_id).await?;
-        let _guard = self.knockout_write.lock().await;
+        let _guard = self.organizer_write.lock().await;
         let row =
             finalist::Entity::find_by_id((req.championship_id.clone(), req.player_id.clone()))
                 .one(&self.db)
@@ -732,7 +732,7 @@ impl QualificationApi {
             Some(t) => instant("as_of", Some(t))?,
             None => Utc::now(),
         };
-        let _guard = self.knockout_write.lock().await;
+        let _guard = self.organizer_write.lock().await;
         let now = Utc::now();
         let txn = self.db.begin().await?;
         let mut withdrawn = Vec::new();

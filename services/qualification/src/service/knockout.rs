@@ -431,7 +431,7 @@ impl QualificationApi {
         }
         let preset = self.preset(&caller, &key.0).await?;
         knockout_config(&preset, &key)?;
-        let _guard = self.knockout_write.lock().await;
+        let _guard = self.organizer_write.lock().await;
         let now = Utc::now();
         let row = match self.round_row(&key).await? {
             Some(r) if r.seed.is_some() => {
@@ -504,7 +504,7 @@ impl QualificationApi {
         let key = round_key(Some(&req))?;
         let preset = self.preset(&caller, &key.0).await?;
         knockout_config(&preset, &key)?;
-        let _guard = self.knockout_write.lock().await;
+        let _guard = self.organizer_write.lock().await;
         let row = self.round_row(&key).await?;
         let Some(row) = row.filter(|r| r.seed.is_some()) else {
             return Err(precondition(
@@ -573,7 +573,7 @@ impl QualificationApi {
         let key = round_key(Some(&req))?;
         let preset = self.preset(&caller, &key.0).await?;
         let (stage, config) = knockout_config(&preset, &key)?;
-        let _guard = self.knockout_write.lock().await;
+        let _guard = self.organizer_write.lock().await;
         let Some(row) = self.round_row(&key).await?.filter(|r| r.drawn_at.is_some()) else {
             return Err(precondition(
                 "ROUND_NOT_DRAWN",
@@ -737,22 +737,17 @@ impl QualificationApi {
         };
         let now = Utc::now();
         let within_stage = |field: &'static str, at: DateTime<Utc>| -> Result<()> {
-            let (Some(first), Some(last)) = (stage.starts_on, stage.ends_on) else {
-                return Ok(());
-            };
-            let Some(rules) = stage.online else {
-                return Ok(());
-            };
-            let days = PeriodDays {
-                first_day: first,
-                last_day: last,
-            };
-            match judge_play_time(&rules.play_hours, days, at) {
-                PlayTime::Inside => Ok(()),
-                other => Err(invalid(
+            match (stage.starts_on, stage.ends_on, stage.online) {
+                (Some(first_day), Some(last_day), Some(rules)) => inside_play_time(
+                    &rules,
+                    PeriodDays {
+                        first_day,
+                        last_day,
+                    },
                     field,
-                    format!("outside the stage's play time ({other:?}, China time)"),
-                )),
+                    at,
+                ),
+                _ => Ok(()),
             }
         };
         let row = match &event {
@@ -817,7 +812,7 @@ impl QualificationApi {
             period: key.2,
         };
 
-        let _guard = self.knockout_write.lock().await;
+        let _guard = self.organizer_write.lock().await;
         let round = self.round_row(&key).await?;
         let Some(round) = round.filter(|r| r.drawn_at.is_some() && r.closed_at.is_none()) else {
             return Err(invalid(
@@ -970,7 +965,7 @@ impl QualificationApi {
                 context: "finding the player",
                 status,
             })?;
-        let _guard = self.knockout_write.lock().await;
+        let _guard = self.organizer_write.lock().await;
         let existing = self.seeds_into(&req.championship_id, &req.to_stage).await?;
         if let Some(s) = existing.iter().find(|s| s.player_id == req.player_id) {
             if s.source_index == req.source_index as i32 && s.reason == req.reason {
@@ -992,12 +987,11 @@ impl QualificationApi {
                 format!("{} has {} places, all taken", source.source, source.count),
             ));
         }
-        if let Some(round) = self
+        if self
             .round_row(&(req.championship_id.clone(), req.to_stage.clone(), 1))
             .await?
-            .filter(|r| r.drawn_at.is_some())
+            .is_some_and(|r| r.drawn_at.is_some())
         {
-            let _ = round;
             return Err(precondition(
                 "ALREADY_DRAWN",
                 "to_stage",
