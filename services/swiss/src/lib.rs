@@ -16,6 +16,9 @@
 //! - [`tiebreak`]: FIDE C.07 tie-breaks with its unplayed-round rules, the Chinese orders
 //!   (对手分, 胜局, 犯规, 后走局数, 后手胜局, 累进分), ordered rankings with shared places, and the
 //!   women's ranking drawn from an open event (R-IND-2).
+//! - [`event`]: a final event kept fact by fact (entrants, groups, late entries, withdrawals,
+//!   byes, rounds and results, corrections, appeals), paired with [`dutch`], ranked with
+//!   [`tiebreak`], exported as TRF, CSV and EGD h9.
 //! - [`colour`]: colour names per game (Chess White/Black, Go Black/White, Xiangqi Red/Black).
 //!
 //! Architecture invariant: nothing here does IO or is async; files come in as `&str` and go out
@@ -25,6 +28,7 @@
 pub mod cli;
 pub mod colour;
 pub mod dutch;
+pub mod event;
 pub mod points;
 pub mod tiebreak;
 pub mod tournament;
