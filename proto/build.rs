@@ -6,6 +6,7 @@ use std::path::PathBuf;
 const PROTO_FILES: &[&str] = &[
     "qiwang/registration/v1/registration.proto",
     "qiwang/qualification/v1/qualification.proto",
+    "qiwang/pairing/v1/pairing.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

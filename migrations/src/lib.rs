@@ -11,6 +11,7 @@ mod m20261129_000001_registration_init;
 mod m20261130_000001_qualification_init;
 mod m20261201_000001_qualification_knockout;
 mod m20261201_000002_qualification_sequence;
+mod m20261201_000003_pairing_init;
 
 pub struct Migrator;
 
@@ -22,6 +23,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000001_qualification_init::Migration),
             Box::new(m20261201_000001_qualification_knockout::Migration),
             Box::new(m20261201_000002_qualification_sequence::Migration),
+            Box::new(m20261201_000003_pairing_init::Migration),
         ]
     }
 

@@ -17,5 +17,12 @@ pub mod qualification {
     }
 }
 
+/// `qiwang.pairing.v1`
+pub mod pairing {
+    pub mod v1 {
+        tonic::include_proto!("qiwang.pairing.v1");
+    }
+}
+
 /// The encoded `FileDescriptorSet` of every qiwang proto, for gRPC server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("qiwang_descriptor");

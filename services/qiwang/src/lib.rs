@@ -11,6 +11,8 @@ use qiwang_gateway::{GatewayConfig, Services};
 use qiwang_infra::metrics::{GrpcMetricsLayer, Metrics, RequestIdLayer};
 use qiwang_infra::{Settings, Verifier};
 use qiwang_migrations::{Migrator, MigratorTrait};
+use qiwang_pairing::PairingApi;
+use qiwang_proto::pairing::v1::pairing_service_server::PairingServiceServer;
 use qiwang_proto::qualification::v1::qualification_service_server::QualificationServiceServer;
 use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use qiwang_proto::registration::v1::registration_service_server::RegistrationServiceServer;
@@ -29,6 +31,7 @@ use tonic::transport::Endpoint;
 pub enum Component {
     Registration,
     Qualification,
+    Pairing,
     Gateway,
 }
 
@@ -48,6 +51,7 @@ impl Plan {
             components: vec![
                 Component::Registration,
                 Component::Qualification,
+                Component::Pairing,
                 Component::Gateway,
             ],
             migrate_on_start: settings.is_embedded_database(),
@@ -69,6 +73,25 @@ pub struct RunningSuite {
 /// gRPC service names, as health and reflection report them.
 pub const REGISTRATION_SERVICE: &str = "qiwang.registration.v1.RegistrationService";
 pub const QUALIFICATION_SERVICE: &str = "qiwang.qualification.v1.QualificationService";
+pub const PAIRING_SERVICE: &str = "qiwang.pairing.v1.PairingService";
+
+/// The registration client another service uses: in one process, the listener just bound;
+/// otherwise `services.registration`.
+fn registration_client(
+    settings: &Settings,
+    grpc_addr: Option<SocketAddr>,
+    services: &[Component],
+) -> anyhow::Result<RegistrationServiceClient<tonic::transport::Channel>> {
+    let url = match grpc_addr {
+        Some(addr) if services.contains(&Component::Registration) => format!("http://{addr}"),
+        _ => settings.services.registration.clone(),
+    };
+    let channel = Endpoint::from_shared(url.clone())
+        .with_context(|| format!("services.registration = {url:?}"))?
+        .timeout(Duration::from_millis(settings.gateway.service_timeout_ms))
+        .connect_lazy();
+    Ok(RegistrationServiceClient::new(channel))
+}
 
 /// Starts the planned components on the configured listen addresses (port 0 picks a free port).
 pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSuite> {
@@ -128,26 +151,25 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
                 .await;
         }
         if services.contains(&Component::Qualification) {
-            // In one process, qualification calls registration on the listener just bound.
-            let url = match suite.grpc_addr {
-                Some(addr) if services.contains(&Component::Registration) => {
-                    format!("http://{addr}")
-                }
-                _ => settings.services.registration.clone(),
-            };
-            let channel = Endpoint::from_shared(url.clone())
-                .with_context(|| format!("services.registration = {url:?}"))?
-                .timeout(Duration::from_millis(settings.gateway.service_timeout_ms))
-                .connect_lazy();
             let api = QualificationApi::new(
                 db.clone(),
-                RegistrationServiceClient::new(channel),
+                registration_client(settings, suite.grpc_addr, &services)?,
                 suite.shutdown.subscribe(),
                 metrics.clone(),
             );
             router = router.add_service(api.into_server(verifier.clone()));
             reporter
                 .set_serving::<QualificationServiceServer<QualificationApi>>()
+                .await;
+        }
+        if services.contains(&Component::Pairing) {
+            let api = PairingApi::new(
+                db.clone(),
+                registration_client(settings, suite.grpc_addr, &services)?,
+            );
+            router = router.add_service(api.into_server(verifier.clone()));
+            reporter
+                .set_serving::<PairingServiceServer<PairingApi>>()
                 .await;
         }
         reporter

@@ -917,8 +917,13 @@ impl FinalEvent {
 
     /// A group's standings over its completed rounds, in starting numbers (R-IND-4).
     pub fn standings(&self, group: &str) -> Result<Standings, EventError> {
+        self.standings_through(group, self.completed_rounds(group))
+    }
+
+    /// A group's standings after round `through` (at most its completed rounds).
+    pub fn standings_through(&self, group: &str, through: u32) -> Result<Standings, EventError> {
         self.check_group(group)?;
-        let through = self.completed_rounds(group);
+        let through = through.min(self.completed_rounds(group));
         let (tournament, back) = self.tournament(group, through)?;
         let mut s = tiebreak::rank(&tournament, &self.config.ranking, &BTreeMap::new());
         for row in &mut s.rows {
