@@ -80,6 +80,8 @@ pub struct GatewaySettings {
 pub struct ServiceEndpoints {
     pub registration: String,
     pub qualification: String,
+    /// The pairing service (the final's Swiss events); the gateway will call it (issue 6).
+    pub pairing: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -146,6 +148,7 @@ impl Default for Settings {
             services: ServiceEndpoints {
                 registration: "http://127.0.0.1:50051".into(),
                 qualification: "http://127.0.0.1:50051".into(),
+                pairing: "http://127.0.0.1:50051".into(),
             },
             auth: AuthSettings {
                 mode: AuthMode::Development,
