@@ -614,3 +614,165 @@ async fn export(
         .into_inner()
         .content
 }
+
+/// Two referees entering results at once lose nothing (the loser of a race re-reads and retries);
+/// entering the same result again is acknowledged and logged once; a chess-2015 event has no
+/// written-appeal rule, so an appeal is refused (R-IND-5 is go-2025's).
+#[tokio::test]
+async fn r_ind_3_concurrent_referees_lose_no_result_and_a_repeat_counts_once() {
+    for backend in backends() {
+        let app = spawn_app(backend).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let championship = app
+            .registration()
+            .await
+            .create_championship(with_token(
+                &org,
+                pb::CreateChampionshipRequest {
+                    preset_toml: preset_with_window("chess-2015", -1, 1),
+                    ..Default::default()
+                },
+            ))
+            .await
+            .expect("championship")
+            .into_inner()
+            .id;
+        let f = Final {
+            app,
+            org: org.clone(),
+            referee: String::new(),
+            championship,
+        };
+        let players = f.register(16, 501).await;
+        let mut client = f.client().await;
+        let event = client
+            .create_event(with_token(
+                &org,
+                p::CreateEventRequest {
+                    championship_id: f.championship.clone(),
+                    event_code: "men-individual".into(),
+                    entrants: players
+                        .iter()
+                        .map(|id| p::EntrantSpec {
+                            player_id: id.clone(),
+                            group: String::new(),
+                            rating: 0,
+                        })
+                        .collect(),
+                    ..Default::default()
+                },
+            ))
+            .await
+            .expect("event")
+            .into_inner();
+        assert_eq!(event.first_mover, "White");
+        let round = client
+            .pair_round(with_token(
+                &org,
+                p::PairRoundRequest {
+                    event_id: event.id.clone(),
+                    group: String::new(),
+                },
+            ))
+            .await
+            .expect("pair")
+            .into_inner();
+        assert_eq!(round.boards.len(), 8);
+        let mut tasks = Vec::new();
+        for (i, b) in round.boards.iter().enumerate() {
+            let token = f.app.token(Role::Referee, &format!("ref-{}", i % 2));
+            let mut c = f.client().await;
+            let request = p::RecordResultRequest {
+                event_id: event.id.clone(),
+                group: String::new(),
+                round: 1,
+                board: b.number,
+                result: p::GameResult::FirstWins as i32,
+                reason: String::new(),
+            };
+            tasks.push(tokio::spawn(async move {
+                c.record_result(with_token(&token, request)).await
+            }));
+        }
+        for t in tasks {
+            t.await.expect("task").expect("recorded");
+        }
+        let log = |c: &mut PairingServiceClient<Channel>| {
+            let mut c = c.clone();
+            let org = org.clone();
+            let id = event.id.clone();
+            async move {
+                c.list_changes(with_token(&org, p::ListChangesRequest { event_id: id }))
+                    .await
+                    .expect("log")
+                    .into_inner()
+                    .changes
+            }
+        };
+        let before = log(&mut client).await;
+        // created + 16 entrants + the pairing + 8 results, in order without gaps.
+        assert_eq!(before.len(), 1 + 16 + 1 + 8);
+        assert!(
+            before
+                .iter()
+                .enumerate()
+                .all(|(i, c)| c.seq == i as u64 + 1)
+        );
+        client
+            .record_result(with_token(
+                &f.app.token(Role::Referee, "ref-0"),
+                p::RecordResultRequest {
+                    event_id: event.id.clone(),
+                    group: String::new(),
+                    round: 1,
+                    board: 1,
+                    result: p::GameResult::FirstWins as i32,
+                    reason: String::new(),
+                },
+            ))
+            .await
+            .expect("the same result again is acknowledged");
+        assert_eq!(
+            log(&mut client).await.len(),
+            before.len(),
+            "and not logged twice"
+        );
+        let standings = standings(&mut client, &org, &event.id, "").await;
+        assert_eq!(standings.after_round, 1);
+        assert_eq!(
+            standings.rows.iter().filter(|r| r.points == "1.0").count(),
+            8
+        );
+        let s = client
+            .file_appeal(with_token(
+                &org,
+                p::FileAppealRequest {
+                    event_id: event.id.clone(),
+                    group: String::new(),
+                    round: 1,
+                    board: 1,
+                    player_id: round.boards[0].first_player_id.clone(),
+                    text: "appeal".into(),
+                },
+            ))
+            .await
+            .expect_err("no appeal rule");
+        assert_eq!(s.code(), Code::FailedPrecondition);
+        let s = client
+            .record_result(with_token(
+                &f.app.token(Role::Player, &players[0]),
+                p::RecordResultRequest {
+                    event_id: event.id.clone(),
+                    group: String::new(),
+                    round: 1,
+                    board: 2,
+                    result: p::GameResult::Draw as i32,
+                    reason: "I say so".into(),
+                },
+            ))
+            .await
+            .expect_err("players do not enter results");
+        assert_eq!(s.code(), Code::PermissionDenied);
+        f.app.stop().await;
+    }
+}

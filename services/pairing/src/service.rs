@@ -28,7 +28,7 @@ use crate::entity::{change, event};
 use crate::error::{PairingError, Result, invalid};
 
 /// Attempts of a write that loses the race for the next sequence number.
-const WRITE_ATTEMPTS: usize = 8;
+const WRITE_ATTEMPTS: usize = 32;
 
 /// An event as of a sequence number of its log.
 #[derive(Clone)]
