@@ -12,6 +12,7 @@ mod m20261130_000001_qualification_init;
 mod m20261201_000001_qualification_knockout;
 mod m20261201_000002_qualification_sequence;
 mod m20261201_000003_pairing_init;
+mod m20261201_000004_registration_pairs;
 
 pub struct Migrator;
 
@@ -24,6 +25,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000001_qualification_knockout::Migration),
             Box::new(m20261201_000002_qualification_sequence::Migration),
             Box::new(m20261201_000003_pairing_init::Migration),
+            Box::new(m20261201_000004_registration_pairs::Migration),
         ]
     }
 

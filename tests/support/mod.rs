@@ -186,7 +186,17 @@ impl TestApp {
         settings.gateway.listen = "127.0.0.1:0".parse().expect("address");
         settings.metrics.listen = "127.0.0.1:0".parse().expect("address");
         let dropper = self.dropper.take();
+        // The data directory now belongs to the new app: the old one's Drop must not remove it
+        // (the old pool's open files hid this; a new SQLite connection could not open the file).
+        self.settings.data_dir = PathBuf::new();
         start_with(self.backend.clone(), settings, dropper).await
+    }
+
+    /// Restarts the suite with its clock `seconds` ahead (`Settings::clock_offset_seconds`): how a
+    /// test reaches the day after a registration window.
+    pub async fn restart_later(mut self, seconds: i64) -> TestApp {
+        self.settings.clock_offset_seconds = seconds;
+        self.restart().await
     }
 
     /// Stops the suite gracefully (the database is dropped when the app is dropped).

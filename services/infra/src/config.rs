@@ -45,6 +45,10 @@ pub struct Settings {
     pub auth: AuthSettings,
     pub log: LogSettings,
     pub metrics: MetricsSettings,
+    /// Development and tests only: the services' clock runs this many seconds ahead of the
+    /// machine's (a fixture that reaches a later date, like faketime). Refused in production auth
+    /// mode. Used where a rule closes a window by date (pairs registration, R-REG-10).
+    pub clock_offset_seconds: i64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -161,6 +165,7 @@ impl Default for Settings {
             metrics: MetricsSettings {
                 listen: SocketAddr::from(([127, 0, 0, 1], 9464)),
             },
+            clock_offset_seconds: 0,
             log: LogSettings {
                 format: LogFormat::Pretty,
                 filter: "info,sqlx=warn,sea_orm=warn,h2=warn,tower=warn,hyper=warn".into(),

@@ -13,6 +13,7 @@ use qiwang_infra::{Settings, Verifier};
 use qiwang_migrations::{Migrator, MigratorTrait};
 use qiwang_pairing::PairingApi;
 use qiwang_proto::pairing::v1::pairing_service_server::PairingServiceServer;
+use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
 use qiwang_proto::qualification::v1::qualification_service_server::QualificationServiceServer;
 use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use qiwang_proto::registration::v1::registration_service_server::RegistrationServiceServer;
@@ -86,15 +87,27 @@ fn registration_client(
         Some(addr) if services.contains(&Component::Registration) => format!("http://{addr}"),
         _ => settings.services.registration.clone(),
     };
-    let channel = Endpoint::from_shared(url.clone())
-        .with_context(|| format!("services.registration = {url:?}"))?
-        .timeout(Duration::from_millis(settings.gateway.service_timeout_ms))
-        .connect_lazy();
+    let channel =
+        lazy_channel(settings, &url).with_context(|| format!("services.registration = {url:?}"))?;
     Ok(RegistrationServiceClient::new(channel))
+}
+
+/// A channel to another service, connected on first use, with the configured call timeout.
+fn lazy_channel(settings: &Settings, url: &str) -> anyhow::Result<tonic::transport::Channel> {
+    Ok(Endpoint::from_shared(url.to_owned())?
+        .timeout(Duration::from_millis(settings.gateway.service_timeout_ms))
+        .connect_lazy())
 }
 
 /// Starts the planned components on the configured listen addresses (port 0 picks a free port).
 pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSuite> {
+    if settings.clock_offset_seconds != 0
+        && settings.auth.mode == qiwang_infra::config::AuthMode::Production
+    {
+        anyhow::bail!(
+            "clock_offset_seconds is for development and tests; production runs on the real clock"
+        );
+    }
     let verifier =
         Verifier::from_settings(&settings.auth, &settings.data_dir).context("loading JWT keys")?;
     let (shutdown, _) = watch::channel(false);
@@ -144,8 +157,23 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
             .add_service(reflection_v1)
             .add_service(reflection_v1alpha);
         if services.contains(&Component::Registration) {
-            router =
-                router.add_service(RegistrationApi::new(db.clone()).into_server(verifier.clone()));
+            // Pairs eligibility asks qualification: in one process, the listener just bound.
+            let url = match suite.grpc_addr {
+                Some(addr) if services.contains(&Component::Qualification) => {
+                    format!("http://{addr}")
+                }
+                _ => settings.services.qualification.clone(),
+            };
+            let qualification = QualificationServiceClient::new(
+                lazy_channel(settings, &url)
+                    .with_context(|| format!("services.qualification = {url:?}"))?,
+            );
+            router = router.add_service(
+                RegistrationApi::new(db.clone())
+                    .with_qualification(qualification)
+                    .with_clock_offset(settings.clock_offset_seconds)
+                    .into_server(verifier.clone()),
+            );
             reporter
                 .set_serving::<RegistrationServiceServer<RegistrationApi>>()
                 .await;

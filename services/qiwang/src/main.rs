@@ -69,6 +69,31 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// The verifiable lottery (R-PAIR-3, R-ADV-3): re-run a published draw.
+    Lottery {
+        #[command(subcommand)]
+        action: LotteryAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum LotteryAction {
+    /// Re-runs a draw from its published seed and ordered candidates and prints the drawn order;
+    /// with `--expect`, exits 1 unless the draw gives exactly that order.
+    Verify {
+        /// The published seed, exactly as published.
+        #[arg(long)]
+        seed: String,
+        /// How many places the draw fills (default: all, the full lottery order).
+        #[arg(long)]
+        places: Option<usize>,
+        /// The published result to check, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        expect: Vec<String>,
+        /// The candidates in their published order.
+        #[arg(required = true)]
+        candidates: Vec<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -113,6 +138,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     if let Command::Pair { args } = &cli.command {
         return Ok(pair(args));
+    }
+    if let Command::Lottery { action } = &cli.command {
+        return lottery(action);
     }
     let settings = Settings::load(cli.config.as_deref())?;
     if let Command::Token {
@@ -189,7 +217,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
             Command::Bench { which: BenchKind::Ingest(bench) } => qiwang::bench::run(bench).await?,
-            Command::Token { .. } | Command::Presets { .. } | Command::Pair { .. } => {
+            Command::Token { .. }
+            | Command::Presets { .. }
+            | Command::Pair { .. }
+            | Command::Lottery { .. } => {
                 unreachable!("handled above")
             }
         }
@@ -216,6 +247,30 @@ async fn shutdown_signal() {
     tokio::select! {
         () = ctrl_c => {},
         () = term => {},
+    }
+}
+
+/// `qiwang lottery verify`: the same `qiwang_core::lottery::draw` the services run.
+fn lottery(action: &LotteryAction) -> anyhow::Result<ExitCode> {
+    let LotteryAction::Verify {
+        seed,
+        places,
+        expect,
+        candidates,
+    } = action;
+    let drawn = qiwang_core::lottery::draw(seed, candidates, places.unwrap_or(candidates.len()))?;
+    for (i, c) in drawn.iter().enumerate() {
+        println!("{}\t{c}", i + 1);
+    }
+    if expect.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if &drawn == expect {
+        println!("verified: the published result is this draw");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("MISMATCH: the published result is not this draw");
+        Ok(ExitCode::from(1))
     }
 }
 

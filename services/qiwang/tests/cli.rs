@@ -434,3 +434,32 @@ fn r_ind_3_pair_is_a_bbppairings_compatible_command_line() {
     assert_eq!(bad.code(), Some(3));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn r_pair_3_lottery_verify_reruns_a_published_draw() {
+    let candidates = ["pr_a", "pr_b", "pr_c", "pr_d", "pr_e"];
+    let expected =
+        qiwang_core::lottery::draw("seed 1", &candidates.map(String::from), 3).expect("draw");
+    let run = |expect: &str| {
+        qiwang()
+            .args([
+                "lottery", "verify", "--seed", "seed 1", "--places", "3", "--expect", expect,
+            ])
+            .args(candidates)
+            .output()
+            .expect("runs")
+    };
+    let ok = run(&expected.join(","));
+    let stdout = String::from_utf8_lossy(&ok.stdout);
+    assert!(ok.status.success(), "{stdout}");
+    assert!(stdout.contains("verified"), "{stdout}");
+    assert!(
+        stdout.starts_with(&format!("1\t{}", expected[0])),
+        "{stdout}"
+    );
+    let mut wrong = expected.clone();
+    wrong.swap(0, 1);
+    let bad = run(&wrong.join(","));
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stdout).contains("MISMATCH"));
+}

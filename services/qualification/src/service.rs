@@ -43,6 +43,7 @@ use crate::facts::{game_facts, instant};
 mod finalists;
 mod knockout;
 mod live;
+mod reach;
 mod repechage;
 
 /// Reports committed per transaction on a stream (group commit).
@@ -1722,6 +1723,14 @@ impl QualificationService for QualificationApi {
             self.compose_finalists_impl(caller, request.into_inner())
                 .await,
         )
+    }
+
+    async fn get_reach(
+        &self,
+        request: Request<pb::GetReachRequest>,
+    ) -> Reply<pb::GetReachResponse> {
+        let caller = auth::caller(&request)?;
+        reply(self.get_reach_impl(caller, request.into_inner()).await)
     }
 
     async fn get_finalists(

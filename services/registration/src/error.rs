@@ -16,6 +16,20 @@ pub enum RegistrationError {
     AlreadyExists(String),
     #[error("{0}")]
     PermissionDenied(String),
+    #[error("{message}")]
+    Precondition {
+        kind: &'static str,
+        subject: String,
+        message: String,
+    },
+    #[error("pair refused: {0}")]
+    Pair(#[from] qiwang_core::pairs::PairRefusal),
+    /// A call to another service failed; its status is passed on.
+    #[error("{context}: {status}")]
+    Upstream {
+        context: &'static str,
+        status: Status,
+    },
     #[error("entry refused: {0}")]
     Entry(#[from] EntryRefusal),
     #[error("preset: {0}")]
@@ -39,7 +53,7 @@ impl From<RegistrationError> for Status {
     fn from(e: RegistrationError) -> Status {
         use RegistrationError as E;
         match &e {
-            E::Db(_) | E::StoredPreset(..) => {}
+            E::Db(_) | E::StoredPreset(..) | E::Upstream { .. } => {}
             _ => tracing::warn!(error = %e, "request refused"),
         }
         match e {
@@ -49,6 +63,16 @@ impl From<RegistrationError> for Status {
             E::PermissionDenied(why) => Status::permission_denied(why),
             E::Preset(errors) => status::invalid_field("preset_toml", errors.to_string()),
             E::Entry(refusal) => entry_status(refusal),
+            E::Precondition {
+                kind,
+                subject,
+                message,
+            } => status::precondition(kind, &subject, message),
+            E::Pair(refusal) => pair_status(refusal),
+            E::Upstream { context, status } => {
+                tracing::warn!(context, %status, "upstream call failed");
+                Status::new(status.code(), format!("{context}: {}", status.message()))
+            }
             E::StoredPreset(id, errors) => {
                 status::internal(&format!("loading championship {id}"), &errors)
             }
@@ -76,5 +100,35 @@ fn entry_status(refusal: EntryRefusal) -> Status {
         EntryRefusal::OutsideAgeWindow => {
             status::precondition("OUTSIDE_AGE_WINDOW", "player", message)
         }
+    }
+}
+
+fn pair_status(refusal: qiwang_core::pairs::PairRefusal) -> Status {
+    use qiwang_core::pairs::PairRefusal as R;
+    let message = refusal.to_string();
+    match refusal {
+        R::NotYetOpen(_) => status::precondition("PAIRS_NOT_OPEN", "event", message),
+        R::Closed(_) => status::precondition("PAIRS_CLOSED", "event", message),
+        R::SamePlayer => status::invalid_field("second_player_id", message),
+        R::WrongSex(_) | R::NotMixed => status::precondition("SEX_NOT_ADMITTED", "pair", message),
+        R::NotReached(_) | R::NobodyPlayedOnline => {
+            status::precondition("NOT_REACHED", "pair", message)
+        }
+        R::NoRelation => status::invalid_field("relation", message),
+        R::ImplausibleRelation(_) => status::precondition("IMPLAUSIBLE_RELATION", "pair", message),
+        R::Age(_) => status::precondition("OUTSIDE_AGE_BOUNDS", "pair", message),
+        R::AlreadyPaired(_) => Status::already_exists(message),
+    }
+}
+
+pub fn precondition(
+    kind: &'static str,
+    subject: impl Into<String>,
+    message: impl Into<String>,
+) -> RegistrationError {
+    RegistrationError::Precondition {
+        kind,
+        subject: subject.into(),
+        message: message.into(),
     }
 }

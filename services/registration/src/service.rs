@@ -24,16 +24,51 @@ use crate::entity::{account, audit, bar, championship, entry, player};
 use crate::error::{RegistrationError, Result, invalid};
 
 mod import;
+mod pairs;
 
 /// The registration service over one database.
 #[derive(Clone)]
 pub struct RegistrationApi {
     db: DatabaseConnection,
+    /// How far players got (pairs eligibility); `None` when not configured.
+    qualification: Option<
+        qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient<
+            tonic::transport::Channel,
+        >,
+    >,
+    /// Added to the machine's clock (development and tests only; see `Settings`).
+    clock_offset: chrono::Duration,
 }
 
 impl RegistrationApi {
     pub fn new(db: DatabaseConnection) -> Self {
-        RegistrationApi { db }
+        RegistrationApi {
+            db,
+            qualification: None,
+            clock_offset: chrono::Duration::zero(),
+        }
+    }
+
+    /// Runs the service's clock `seconds` ahead (development and tests only).
+    pub fn with_clock_offset(mut self, seconds: i64) -> Self {
+        self.clock_offset = chrono::Duration::seconds(seconds);
+        self
+    }
+
+    /// The service's current time.
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now() + self.clock_offset
+    }
+
+    /// The qualification service, for the pairs events' eligibility (R-PAIR-1, R-PAIR-2).
+    pub fn with_qualification(
+        mut self,
+        client: qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient<
+            tonic::transport::Channel,
+        >,
+    ) -> Self {
+        self.qualification = Some(client);
+        self
     }
 
     /// The tonic service, with every call authenticated by `verifier`.
@@ -1188,6 +1223,56 @@ impl RegistrationService for RegistrationApi {
     ) -> Reply<pb::ListEntriesResponse> {
         let caller = auth::caller(&request)?;
         reply(self.list_entries_impl(caller, request.into_inner()).await)
+    }
+
+    async fn register_pair(&self, request: Request<pb::RegisterPairRequest>) -> Reply<pb::Pair> {
+        let caller = auth::caller(&request)?;
+        reply(self.register_pair_impl(caller, request.into_inner()).await)
+    }
+
+    async fn withdraw_pair(&self, request: Request<pb::WithdrawPairRequest>) -> Reply<pb::Pair> {
+        let caller = auth::caller(&request)?;
+        reply(self.withdraw_pair_impl(caller, request.into_inner()).await)
+    }
+
+    async fn verify_pair_relation(
+        &self,
+        request: Request<pb::VerifyPairRelationRequest>,
+    ) -> Reply<pb::Pair> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.verify_pair_relation_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn list_pairs(
+        &self,
+        request: Request<pb::PairsEventRef>,
+    ) -> Reply<pb::ListPairsResponse> {
+        let caller = auth::caller(&request)?;
+        reply(self.list_pairs_impl(caller, request.into_inner()).await)
+    }
+
+    async fn publish_pairs_seed(
+        &self,
+        request: Request<pb::PublishPairsSeedRequest>,
+    ) -> Reply<pb::PairsDraw> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.publish_pairs_seed_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn draw_pairs(&self, request: Request<pb::PairsEventRef>) -> Reply<pb::PairsDraw> {
+        let caller = auth::caller(&request)?;
+        reply(self.draw_pairs_impl(caller, request.into_inner()).await)
+    }
+
+    async fn get_pairs_draw(&self, request: Request<pb::PairsEventRef>) -> Reply<pb::PairsDraw> {
+        let caller = auth::caller(&request)?;
+        reply(self.get_pairs_draw_impl(caller, request.into_inner()).await)
     }
 }
 

@@ -6,4 +6,5 @@ pub mod audit;
 pub mod bar;
 pub mod championship;
 pub mod entry;
+pub mod pair;
 pub mod player;
