@@ -13,6 +13,7 @@ mod m20261201_000001_qualification_knockout;
 mod m20261201_000002_qualification_sequence;
 mod m20261201_000003_pairing_init;
 mod m20261201_000004_registration_pairs;
+mod m20261201_000005_registration_finals;
 
 pub struct Migrator;
 
@@ -26,6 +27,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000002_qualification_sequence::Migration),
             Box::new(m20261201_000003_pairing_init::Migration),
             Box::new(m20261201_000004_registration_pairs::Migration),
+            Box::new(m20261201_000005_registration_finals::Migration),
         ]
     }
 

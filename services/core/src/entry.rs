@@ -44,6 +44,74 @@ pub enum EntryRefusal {
     OutsideAgeWindow,
     #[error("the player has already entered and this championship allows one entry")]
     AlreadyEntered,
+    #[error(
+        "event {0:?} is not entered directly (its players come from the online qualifier, pairs or team rosters)"
+    )]
+    NotDirectEntry(String),
+    #[error("this event requires a grade certificate (R-REG-5)")]
+    CertificateRequired,
+}
+
+/// The facts about entering an event of the final directly, through a unit with organizer
+/// approval (youth and senior groups: R-REG-5, R-REG-8).
+#[derive(Debug, Clone)]
+pub struct FinalEntryAttempt<'a> {
+    pub preset: &'a Preset,
+    pub event_code: &'a str,
+    pub now: DateTime<Utc>,
+    pub sex: Sex,
+    pub birth_date: NaiveDate,
+    pub on_bar_list: bool,
+    pub foreign: bool,
+    /// The player holds the grade certificate the event may require.
+    pub holds_certificate: bool,
+    /// An organizer's audited waiver of the certificate (港澳台 另行规定).
+    pub certificate_waived: bool,
+}
+
+/// Judges a direct entry into an event of the final. Reading: only events that take entries with
+/// organizer approval are entered directly; the preset's registration window applies (the seeds
+/// give the offline groups no window of their own); the birth window is inclusive at both ends.
+/// On success the entry awaits the organizer's approval.
+pub fn judge_final_entry(a: &FinalEntryAttempt<'_>) -> Result<(), EntryRefusal> {
+    let event = a
+        .preset
+        .event(a.event_code)
+        .ok_or_else(|| EntryRefusal::UnknownEvent(a.event_code.to_owned()))?;
+    if !event.requires_approval || event.online_qualifier || event.pairs.is_some() {
+        return Err(EntryRefusal::NotDirectEntry(event.code.clone()));
+    }
+    let today = china_date(a.now);
+    let window = &a.preset.registration;
+    if today < window.opens_on {
+        return Err(EntryRefusal::NotYetOpen {
+            opens_on: window.opens_on,
+        });
+    }
+    if today > window.closes_on {
+        return Err(EntryRefusal::Closed {
+            closes_on: window.closes_on,
+        });
+    }
+    if is_barred(a.preset, a.on_bar_list, a.foreign) {
+        return Err(EntryRefusal::Barred);
+    }
+    if !event.sex.admits(a.sex) {
+        return Err(EntryRefusal::SexNotAdmitted);
+    }
+    if let Some(w) = event.birth_window
+        && !w.contains(a.birth_date)
+    {
+        return Err(EntryRefusal::OutsideAgeWindow);
+    }
+    if !crate::finals::certificate_ok(
+        event.requires_grade_certificate,
+        a.holds_certificate,
+        a.certificate_waived,
+    ) {
+        return Err(EntryRefusal::CertificateRequired);
+    }
+    Ok(())
 }
 
 /// Whether a player is barred from a game's championships (R-REG-2): listed, unless the preset

@@ -79,16 +79,15 @@ pub enum CityTeamError {
         opens_on: NaiveDate,
         closes_on: NaiveDate,
     },
-    #[error("a city registers at most {max} {what}; others enter as individuals")]
-    TooMany { what: &'static str, max: u32 },
     #[error("player {0} is on the roster twice")]
     Duplicate(String),
 }
 
 /// Checks a city's roster (R-REG-9): at most 3 men and 2 women (5 in all), registered inside the
-/// window. Reading of "不足或超过可以以个人名义参赛": a side that is short plays as individuals; players
-/// beyond the roster's places are not on it at all and enter as individuals themselves, so a roster
-/// over the limit is refused with that explanation rather than silently trimmed.
+/// window. Reading of "不足或超过可以以个人名义参赛" (as the product owner's issue 8 states it: "a city
+/// team with 4 men: the fourth plays as an individual"): a side that is short plays as individuals;
+/// on a side that is over, the first players in roster order form the team and the rest play as
+/// individuals.
 pub fn check_city_team(
     rules: &CityTeamRules,
     roster: &[(String, Sex)],
@@ -113,28 +112,20 @@ pub fn check_city_team(
             .map(|(p, _)| p.clone())
             .collect::<Vec<_>>()
     };
-    let (men, women) = (side(Sex::Male), side(Sex::Female));
-    if men.len() > rules.men as usize {
-        return Err(CityTeamError::TooMany {
-            what: "men",
-            max: rules.men,
-        });
-    }
-    if women.len() > rules.women as usize {
-        return Err(CityTeamError::TooMany {
-            what: "women",
-            max: rules.women,
-        });
-    }
+    let (mut men, mut women) = (side(Sex::Male), side(Sex::Female));
+    let mut individuals = Vec::new();
+    let men_over = men.split_off(men.len().min(rules.men as usize));
+    let women_over = women.split_off(women.len().min(rules.women as usize));
     let men_team = men.len() == rules.men as usize;
     let women_team = women.len() == rules.women as usize;
-    let mut individuals = Vec::new();
     if !men_team {
         individuals.extend(men);
     }
+    individuals.extend(men_over);
     if !women_team {
         individuals.extend(women);
     }
+    individuals.extend(women_over);
     Ok(CityTeamVerdict {
         men_team,
         women_team,
@@ -271,12 +262,12 @@ mod tests {
             p("m3", Sex::Male),
             p("m4", Sex::Male),
         ];
+        let v = check_city_team(&rules, &four_men, now).expect("four men");
+        assert!(v.men_team && !v.women_team);
         assert_eq!(
-            check_city_team(&rules, &four_men, now),
-            Err(CityTeamError::TooMany {
-                what: "men",
-                max: 3
-            })
+            v.individuals,
+            ["m4"],
+            "the fourth man plays as an individual"
         );
         let twice = [p("m1", Sex::Male), p("m1", Sex::Male)];
         assert_eq!(

@@ -86,6 +86,12 @@ fn entry_status(refusal: EntryRefusal) -> Status {
     match refusal {
         EntryRefusal::UnknownEvent(_) => status::invalid_field("event", message),
         EntryRefusal::AlreadyEntered => Status::already_exists(message),
+        EntryRefusal::NotDirectEntry(_) => {
+            status::precondition("NOT_DIRECT_ENTRY", "event", message)
+        }
+        EntryRefusal::CertificateRequired => {
+            status::precondition("CERTIFICATE_REQUIRED", "player", message)
+        }
         EntryRefusal::NotOnlineQualifier(_) => {
             status::precondition("NOT_ONLINE_QUALIFIER", "event", message)
         }

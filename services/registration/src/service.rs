@@ -23,6 +23,7 @@ use tonic::{Request, Response, Status};
 use crate::entity::{account, audit, bar, championship, entry, player};
 use crate::error::{RegistrationError, Result, invalid};
 
+mod finals;
 mod import;
 mod pairs;
 
@@ -1273,6 +1274,82 @@ impl RegistrationService for RegistrationApi {
     async fn get_pairs_draw(&self, request: Request<pb::PairsEventRef>) -> Reply<pb::PairsDraw> {
         let caller = auth::caller(&request)?;
         reply(self.get_pairs_draw_impl(caller, request.into_inner()).await)
+    }
+
+    async fn enter_final_event(
+        &self,
+        request: Request<pb::EnterFinalEventRequest>,
+    ) -> Reply<pb::FinalEntry> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.enter_final_event_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn decide_final_entry(
+        &self,
+        request: Request<pb::DecideFinalEntryRequest>,
+    ) -> Reply<pb::FinalEntry> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.decide_final_entry_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn list_final_entries(
+        &self,
+        request: Request<pb::PairsEventRef>,
+    ) -> Reply<pb::ListFinalEntriesResponse> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.list_final_entries_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn register_city_team(
+        &self,
+        request: Request<pb::RegisterCityTeamRequest>,
+    ) -> Reply<pb::CityTeam> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.register_city_team_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn list_city_teams(
+        &self,
+        request: Request<pb::ListCityTeamsRequest>,
+    ) -> Reply<pb::ListCityTeamsResponse> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.list_city_teams_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn record_fee(&self, request: Request<pb::RecordFeeRequest>) -> Reply<pb::Fee> {
+        let caller = auth::caller(&request)?;
+        reply(self.record_fee_impl(caller, request.into_inner()).await)
+    }
+
+    async fn record_attendance(
+        &self,
+        request: Request<pb::RecordAttendanceRequest>,
+    ) -> Reply<pb::Fee> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.record_attendance_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn get_fee(&self, request: Request<pb::GetFeeRequest>) -> Reply<pb::Fee> {
+        let caller = auth::caller(&request)?;
+        reply(self.get_fee_impl(caller, request.into_inner()).await)
     }
 }
 

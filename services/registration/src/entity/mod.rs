@@ -6,5 +6,6 @@ pub mod audit;
 pub mod bar;
 pub mod championship;
 pub mod entry;
+pub mod finals;
 pub mod pair;
 pub mod player;

@@ -1,0 +1,298 @@
+//! Entering the final's offline groups (R-REG-5, R-REG-8), city teams (R-REG-9) and the offline
+//! service fee (R-REG-7) through gRPC. SQLite, and PostgreSQL when configured.
+
+use chrono::{Duration, Utc};
+use qiwang_blackbox::{
+    TestApp, backends, chinese_player, preset_with_window, spawn_app, with_token,
+};
+use qiwang_infra::auth::Role;
+use qiwang_proto::registration::v1 as pb;
+use tonic::Code;
+use tonic_types::StatusExt;
+
+fn kind(status: &tonic::Status) -> String {
+    status
+        .get_details_precondition_failure()
+        .and_then(|p| p.violations.first().map(|v| v.r#type.clone()))
+        .unwrap_or_default()
+}
+
+async fn championship(app: &TestApp, org: &str, preset: String) -> String {
+    app.registration()
+        .await
+        .create_championship(with_token(
+            org,
+            pb::CreateChampionshipRequest {
+                preset_toml: preset,
+                ..Default::default()
+            },
+        ))
+        .await
+        .expect("championship")
+        .into_inner()
+        .id
+}
+
+async fn player(app: &TestApp, org: &str, name: &str, birth: &str, seq: u32) -> String {
+    app.registration()
+        .await
+        .register_player(with_token(org, chinese_player(name, birth, seq)))
+        .await
+        .expect("register")
+        .into_inner()
+        .id
+}
+
+#[tokio::test]
+async fn r_reg_8_r_reg_5_youth_entries_by_birth_window_and_certificate_await_approval() {
+    for backend in backends() {
+        let app = spawn_app(backend).await;
+        let org = app.token(Role::Organizer, "org-1");
+        // xiangqi-2022 youth: born on or after 2009-01-01, a CXA certificate, organizer approval.
+        let champ = championship(&app, &org, preset_with_window("xiangqi-2022", -1, 1)).await;
+        let too_old = player(&app, &org, "少年甲", "20081231", 11).await;
+        let boundary = player(&app, &org, "少年乙", "20090101", 13).await;
+        let no_cert = player(&app, &org, "少年丙", "20100707", 15).await;
+        let mut reg = app.registration().await;
+        let entry = |p: &str, cert: &str| pb::EnterFinalEventRequest {
+            championship_id: champ.clone(),
+            event: "youth".into(),
+            player_id: p.into(),
+            unit: "杭州市棋类协会".into(),
+            certificate_ref: cert.into(),
+        };
+        let st = reg
+            .enter_final_event(with_token(&org, entry(&too_old, "CXA-1")))
+            .await
+            .expect_err("born one day before the window");
+        assert_eq!(kind(&st), "OUTSIDE_AGE_WINDOW", "{st:?}");
+        let st = reg
+            .enter_final_event(with_token(&org, entry(&no_cert, "")))
+            .await
+            .expect_err("no certificate");
+        assert_eq!(kind(&st), "CERTIFICATE_REQUIRED", "{st:?}");
+        let st = reg
+            .enter_final_event(with_token(
+                &org,
+                pb::EnterFinalEventRequest {
+                    event: "men-individual".into(),
+                    ..entry(&boundary, "CXA-2")
+                },
+            ))
+            .await
+            .expect_err("the open event is entered online");
+        assert_eq!(kind(&st), "NOT_DIRECT_ENTRY", "{st:?}");
+        let st = reg
+            .enter_final_event(with_token(
+                &app.token(Role::Player, &boundary),
+                entry(&no_cert, "CXA-3"),
+            ))
+            .await
+            .expect_err("for someone else");
+        assert_eq!(st.code(), Code::PermissionDenied);
+        let pending = reg
+            .enter_final_event(with_token(
+                &app.token(Role::Player, &boundary),
+                entry(&boundary, "CXA-2"),
+            ))
+            .await
+            .expect("born on the first day of the window")
+            .into_inner();
+        assert_eq!(pending.status, pb::FinalEntryStatus::Pending as i32);
+        let st = reg
+            .enter_final_event(with_token(&org, entry(&boundary, "CXA-2")))
+            .await
+            .expect_err("once");
+        assert_eq!(st.code(), Code::AlreadyExists);
+        let st = reg
+            .decide_final_entry(with_token(
+                &org,
+                pb::DecideFinalEntryRequest {
+                    entry_id: pending.id.clone(),
+                    approve: false,
+                    reason: String::new(),
+                },
+            ))
+            .await
+            .expect_err("a rejection needs a reason");
+        assert_eq!(st.code(), Code::InvalidArgument);
+        let approved = reg
+            .decide_final_entry(with_token(
+                &org,
+                pb::DecideFinalEntryRequest {
+                    entry_id: pending.id.clone(),
+                    approve: true,
+                    reason: "form stamped by the unit".into(),
+                },
+            ))
+            .await
+            .expect("approve")
+            .into_inner();
+        assert_eq!(approved.status, pb::FinalEntryStatus::Approved as i32);
+        let listed = reg
+            .list_final_entries(with_token(
+                &org,
+                pb::PairsEventRef {
+                    championship_id: champ.clone(),
+                    event: "youth".into(),
+                },
+            ))
+            .await
+            .expect("list")
+            .into_inner()
+            .entries;
+        assert_eq!(listed.len(), 1, "refused entries changed nothing");
+        app.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn r_reg_9_a_city_team_with_four_men_the_fourth_plays_as_an_individual_and_r_reg_7_a_no_show_keeps_no_refund()
+ {
+    for backend in backends() {
+        let app = spawn_app(backend).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let today = qiwang_core::time::china_date(Utc::now());
+        let preset = preset_with_window("go-2025", -1, 1).replace(
+            "opens_on = \"2025-06-01\"\ncloses_on = \"2025-10-08\"",
+            &format!(
+                "opens_on = \"{}\"\ncloses_on = \"{}\"",
+                today - Duration::days(1),
+                today + Duration::days(1)
+            ),
+        );
+        let champ = championship(&app, &org, preset).await;
+        let mut ids = Vec::new();
+        for (i, seq) in [21u32, 23, 25, 27, 22, 24].iter().enumerate() {
+            ids.push(player(&app, &org, &format!("城市{i}"), "19880808", *seq).await);
+        }
+        let mut reg = app.registration().await;
+        let team = reg
+            .register_city_team(with_token(
+                &org,
+                pb::RegisterCityTeamRequest {
+                    championship_id: champ.clone(),
+                    city: "杭州市".into(),
+                    player_ids: ids.clone(),
+                },
+            ))
+            .await
+            .expect("team")
+            .into_inner();
+        assert!(team.men_team && team.women_team);
+        let counted: Vec<bool> = team.members.iter().map(|m| m.counted).collect();
+        assert_eq!(
+            counted,
+            [true, true, true, false, true, true],
+            "the 4th man plays alone"
+        );
+        let st = reg
+            .register_city_team(with_token(
+                &org,
+                pb::RegisterCityTeamRequest {
+                    championship_id: champ.clone(),
+                    city: "宁波市".into(),
+                    player_ids: vec![ids[0].clone()],
+                },
+            ))
+            .await
+            .expect_err("one team per player");
+        assert_eq!(st.code(), Code::AlreadyExists);
+
+        // The fee: 260 yuan due (go-2025); paid; a no-show without cause keeps no refund, an
+        // excused absence is refunded.
+        let fee = |p: &str| pb::GetFeeRequest {
+            championship_id: champ.clone(),
+            player_id: p.into(),
+        };
+        let due = reg
+            .get_fee(with_token(&app.token(Role::Player, &ids[0]), fee(&ids[0])))
+            .await
+            .expect("own fee")
+            .into_inner();
+        assert_eq!((due.due_yuan, due.status), (260, pb::FeeStatus::Due as i32));
+        let st = reg
+            .get_fee(with_token(&app.token(Role::Player, &ids[0]), fee(&ids[1])))
+            .await
+            .expect_err("someone else's fee");
+        assert_eq!(st.code(), Code::PermissionDenied);
+        for p in [&ids[0], &ids[1]] {
+            let st = reg
+                .record_fee(with_token(
+                    &org,
+                    pb::RecordFeeRequest {
+                        championship_id: champ.clone(),
+                        player_id: p.clone(),
+                        status: pb::FeeStatus::Paid as i32,
+                        payment_ref: String::new(),
+                        reason: String::new(),
+                    },
+                ))
+                .await
+                .expect_err("a payment needs its reference");
+            assert_eq!(st.code(), Code::InvalidArgument);
+            let paid = reg
+                .record_fee(with_token(
+                    &org,
+                    pb::RecordFeeRequest {
+                        championship_id: champ.clone(),
+                        player_id: p.clone(),
+                        status: pb::FeeStatus::Paid as i32,
+                        payment_ref: format!("WX-{p}"),
+                        reason: String::new(),
+                    },
+                ))
+                .await
+                .expect("paid")
+                .into_inner();
+            assert_eq!(paid.paid_yuan, 260);
+        }
+        let no_show = reg
+            .record_attendance(with_token(
+                &org,
+                pb::RecordAttendanceRequest {
+                    championship_id: champ.clone(),
+                    player_id: ids[0].clone(),
+                    attendance: pb::Attendance::NoShow as i32,
+                    reason: String::new(),
+                },
+            ))
+            .await
+            .expect("no-show")
+            .into_inner();
+        assert_eq!(
+            (no_show.paid_yuan, no_show.refund_yuan),
+            (260, 0),
+            "the fee is kept"
+        );
+        let excused = reg
+            .record_attendance(with_token(
+                &org,
+                pb::RecordAttendanceRequest {
+                    championship_id: champ.clone(),
+                    player_id: ids[1].clone(),
+                    attendance: pb::Attendance::Excused as i32,
+                    reason: "hospital certificate accepted".into(),
+                },
+            ))
+            .await
+            .expect("excused")
+            .into_inner();
+        assert_eq!(excused.refund_yuan, 260);
+        let st = reg
+            .record_fee(with_token(
+                &org,
+                pb::RecordFeeRequest {
+                    championship_id: champ.clone(),
+                    player_id: ids[0].clone(),
+                    status: pb::FeeStatus::Waived as i32,
+                    payment_ref: String::new(),
+                    reason: "changed my mind".into(),
+                },
+            ))
+            .await
+            .expect_err("settled");
+        assert_eq!(kind(&st), "FEE_SETTLED");
+        app.stop().await;
+    }
+}
