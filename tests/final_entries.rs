@@ -6,6 +6,8 @@ use qiwang_blackbox::{
     TestApp, backends, chinese_player, preset_with_window, spawn_app, with_token,
 };
 use qiwang_infra::auth::Role;
+use qiwang_proto::pairing::v1 as pp;
+use qiwang_proto::pairing::v1::pairing_service_client::PairingServiceClient;
 use qiwang_proto::registration::v1 as pb;
 use tonic::Code;
 use tonic_types::StatusExt;
@@ -142,6 +144,40 @@ async fn r_reg_8_r_reg_5_youth_entries_by_birth_window_and_certificate_await_app
             .into_inner()
             .entries;
         assert_eq!(listed.len(), 1, "refused entries changed nothing");
+
+        // The youth section of the final takes approved entries only.
+        let mut pairing = PairingServiceClient::connect(app.grpc_url.clone())
+            .await
+            .expect("connect");
+        let section = |ids: &[&String]| {
+            with_token(
+                &org,
+                pp::CreateEventRequest {
+                    championship_id: champ.clone(),
+                    event_code: "youth".into(),
+                    entrants: ids
+                        .iter()
+                        .map(|id| pp::EntrantSpec {
+                            player_id: (*id).clone(),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                },
+            )
+        };
+        let st = pairing
+            .create_event(section(&[&boundary, &no_cert]))
+            .await
+            .expect_err("no approved entry");
+        assert_eq!(st.code(), Code::InvalidArgument, "{st:?}");
+        assert!(st.message().contains(&no_cert));
+        let youth = pairing
+            .create_event(section(&[&boundary]))
+            .await
+            .expect("youth section")
+            .into_inner();
+        assert_eq!(youth.entrants.len(), 1);
         app.stop().await;
     }
 }

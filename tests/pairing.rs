@@ -125,6 +125,7 @@ async fn r_ind_1_to_5_go_2025_final_two_groups_nine_rounds_placement_with_withdr
                 player_id: id.clone(),
                 group: if i % 2 == 0 { "A" } else { "B" }.into(),
                 rating: 2600 - 10 * i as u32,
+                ..Default::default()
             })
             .collect();
         let create = |token: &str, entrants: Vec<p::EntrantSpec>| {
@@ -219,6 +220,7 @@ async fn r_ind_1_to_5_go_2025_final_two_groups_nine_rounds_placement_with_withdr
                                 player_id: late.clone(),
                                 group: "A".into(),
                                 rating: 2550,
+                                ..Default::default()
                             }),
                             reason: "travel delay approved by the committee".into(),
                         },
@@ -657,6 +659,7 @@ async fn r_ind_3_concurrent_referees_lose_no_result_and_a_repeat_counts_once() {
                             player_id: id.clone(),
                             group: String::new(),
                             rating: 0,
+                            ..Default::default()
                         })
                         .collect(),
                     ..Default::default()

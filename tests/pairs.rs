@@ -9,6 +9,8 @@ use qiwang_blackbox::{
     TestApp, backends, chinese_player, preset_with_window, spawn_app, with_token,
 };
 use qiwang_infra::auth::Role;
+use qiwang_proto::pairing::v1 as pp;
+use qiwang_proto::pairing::v1::pairing_service_client::PairingServiceClient;
 use qiwang_proto::qualification::v1 as q;
 use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
 use qiwang_proto::registration::v1 as pb;
@@ -412,6 +414,65 @@ async fn r_pair_1_to_3_forty_pairs_drawn_by_a_verifiable_lottery_seven_pairs_do_
             .await
             .expect_err("once");
         assert_eq!(kind(&st), "PAIRS_DRAWN");
+
+        // The admitted pairs are the entrants of the final's men-pairs section (one pair, one
+        // entrant); xiangqi-2022 sets rounds by entries: 32 pairs → 5 rounds for a clear winner.
+        let admitted: Vec<String> = listed
+            .iter()
+            .filter(|p| p.status == pb::PairStatus::Admitted as i32)
+            .map(|p| p.id.clone())
+            .collect();
+        let mut pairing = PairingServiceClient::connect(s.app.grpc_url.clone())
+            .await
+            .expect("connect");
+        let section = |ids: &[String]| {
+            with_token(
+                &org,
+                pp::CreateEventRequest {
+                    championship_id: s.championship.clone(),
+                    event_code: "men-pairs".into(),
+                    entrants: ids
+                        .iter()
+                        .map(|id| pp::EntrantSpec {
+                            pair_id: id.clone(),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                },
+            )
+        };
+        let mut with_withdrawn = admitted.clone();
+        with_withdrawn.push(draw.by_lottery[0].clone());
+        let st = pairing
+            .create_event(section(&with_withdrawn))
+            .await
+            .expect_err("a withdrawn pair is no entrant");
+        assert_eq!(st.code(), Code::InvalidArgument, "{st:?}");
+        let event = pairing
+            .create_event(section(&admitted))
+            .await
+            .expect("section")
+            .into_inner();
+        assert_eq!((event.rounds, event.entrants.len()), (5, 32));
+        assert!(
+            event.entrants[0].name.contains(" / "),
+            "{:?}",
+            event.entrants[0]
+        );
+        let round = pairing
+            .pair_round(with_token(
+                &org,
+                pp::PairRoundRequest {
+                    event_id: event.id.clone(),
+                    group: String::new(),
+                },
+            ))
+            .await
+            .expect("round 1")
+            .into_inner();
+        assert_eq!(round.boards.len(), 16);
+        assert_eq!(round.boards[0].first_name.split(" / ").count(), 2);
 
         // Seven mixed pairs: the event does not start, and every pair is told why.
         reg.publish_pairs_seed(with_token(

@@ -245,6 +245,24 @@ impl PairingApi {
         Err(PairingError::Contended(event_id.to_owned()))
     }
 
+    /// The championship's preset, from the registration service.
+    async fn preset(&self, caller: &Caller, championship: &str) -> Result<preset::Preset> {
+        let rules = self
+            .registration
+            .clone()
+            .get_championship_rules(caller.forward(reg::GetChampionshipRequest {
+                id: championship.to_owned(),
+            }))
+            .await
+            .map_err(|status| PairingError::Upstream {
+                context: "championship",
+                status,
+            })?
+            .into_inner();
+        preset::parse(&rules.preset_toml)
+            .map_err(|e| invalid("championship_id", format!("its preset does not load: {e}")))
+    }
+
     /// A registered player, as the registration service has them.
     async fn player(&self, caller: &Caller, id: &str, field: &'static str) -> Result<reg::Player> {
         required(field, id)?;
@@ -358,20 +376,7 @@ impl PairingApi {
         if r.entrants.is_empty() {
             return Err(invalid("entrants", "an event needs entrants"));
         }
-        let rules = self
-            .registration
-            .clone()
-            .get_championship_rules(caller.forward(reg::GetChampionshipRequest {
-                id: r.championship_id.clone(),
-            }))
-            .await
-            .map_err(|status| PairingError::Upstream {
-                context: "championship",
-                status,
-            })?
-            .into_inner();
-        let preset = preset::parse(&rules.preset_toml)
-            .map_err(|e| invalid("championship_id", format!("its preset does not load: {e}")))?;
+        let preset = self.preset(&caller, &r.championship_id).await?;
         let ev = preset.event(&r.event_code).ok_or_else(|| {
             invalid(
                 "event_code",
@@ -385,12 +390,7 @@ impl PairingApi {
             .and_then(|s| s.final_format.clone())
             .ok_or_else(|| invalid("championship_id", "the preset has no final format"))?;
         let rounds = match (format.rounds, r.rounds) {
-            (None, 0) => {
-                return Err(invalid(
-                    "rounds",
-                    "the preset leaves the number of rounds to the organizers: give it",
-                ));
-            }
+            (None, 0) => qiwang_swiss::event::rounds_for_clear_winner(r.entrants.len()),
             (None, n) => n,
             (Some(p), 0) => p,
             (Some(p), n) if n == p || r.single_field => n,
@@ -423,11 +423,12 @@ impl PairingApi {
         let mut specs: Vec<(usize, &pb::EntrantSpec)> = r.entrants.iter().enumerate().collect();
         specs.sort_by_key(|(i, e)| (std::cmp::Reverse(e.rating), *i));
         let mut facts = Vec::with_capacity(specs.len());
+        let admission = self
+            .admission(&caller, &preset, &r.championship_id, &r.event_code)
+            .await?;
         for (_, spec) in specs {
-            let p = self
-                .player(&caller, &spec.player_id, "entrants.player_id")
-                .await?;
-            let fact = Self::join_fact(&state, &p, spec)?;
+            let who = self.who(&caller, &admission, spec).await?;
+            let fact = Self::join_fact(&state, &who, spec)?;
             state.apply(&fact)?;
             facts.push(fact);
         }
@@ -461,28 +462,156 @@ impl PairingApi {
         Ok(self.event_pb(&id, &replayed))
     }
 
-    fn join_fact(state: &FinalEvent, p: &reg::Player, spec: &pb::EntrantSpec) -> Result<Fact> {
-        let sex = match reg::Sex::try_from(p.sex) {
+    /// Who may enter an event of the final, from the registration service (loaded once per call).
+    async fn admission(
+        &self,
+        caller: &Caller,
+        preset: &qiwang_core::preset::Preset,
+        championship: &str,
+        event: &str,
+    ) -> Result<Admission> {
+        let ev = preset
+            .event(event)
+            .ok_or_else(|| invalid("event_code", format!("the preset has no event {event:?}")))?;
+        let upstream = |status| PairingError::Upstream {
+            context: "registration",
+            status,
+        };
+        let reference = reg::PairsEventRef {
+            championship_id: championship.to_owned(),
+            event: event.to_owned(),
+        };
+        if ev.pairs.is_some() {
+            let pairs = self
+                .registration
+                .clone()
+                .list_pairs(caller.forward(reference))
+                .await
+                .map_err(upstream)?
+                .into_inner()
+                .pairs;
+            return Ok(Admission::Pairs(
+                pairs
+                    .into_iter()
+                    .filter(|p| p.status == reg::PairStatus::Admitted as i32)
+                    .map(|p| (p.id.clone(), (p.first_player_id, p.second_player_id)))
+                    .collect(),
+            ));
+        }
+        if ev.requires_approval {
+            let entries = self
+                .registration
+                .clone()
+                .list_final_entries(caller.forward(reference))
+                .await
+                .map_err(upstream)?
+                .into_inner()
+                .entries;
+            return Ok(Admission::Approved(
+                entries
+                    .into_iter()
+                    .filter(|e| e.status == reg::FinalEntryStatus::Approved as i32)
+                    .map(|e| e.player_id)
+                    .collect(),
+            ));
+        }
+        Ok(Admission::Listed)
+    }
+
+    /// The entrant an entry names: a registered player, or an admitted pair.
+    async fn who(
+        &self,
+        caller: &Caller,
+        admission: &Admission,
+        spec: &pb::EntrantSpec,
+    ) -> Result<Who> {
+        let federation = |p: &reg::Player| {
+            if p.region_name.is_empty() {
+                p.nationality.clone()
+            } else {
+                p.region_name.clone()
+            }
+        };
+        let sex = |p: &reg::Player| match reg::Sex::try_from(p.sex) {
             Ok(reg::Sex::Male) => Some(Sex::Male),
             Ok(reg::Sex::Female) => Some(Sex::Female),
             _ => None,
         };
+        match admission {
+            Admission::Pairs(pairs) => {
+                required("entrants.pair_id", &spec.pair_id)?;
+                let (a, b) = pairs.get(&spec.pair_id).ok_or_else(|| {
+                    invalid(
+                        "entrants.pair_id",
+                        format!(
+                            "pair {} is not an admitted pair of this event",
+                            spec.pair_id
+                        ),
+                    )
+                })?;
+                let a = self.player(caller, a, "entrants.pair_id").await?;
+                let b = self.player(caller, b, "entrants.pair_id").await?;
+                Ok(Who {
+                    id: spec.pair_id.clone(),
+                    name: format!("{} / {}", a.name, b.name),
+                    sex: sex(&a).filter(|s| Some(*s) == sex(&b)),
+                    federation: federation(&a),
+                })
+            }
+            Admission::Approved(approved) if !approved.contains(&spec.player_id) => Err(invalid(
+                "entrants.player_id",
+                format!(
+                    "player {} has no approved entry in this event",
+                    spec.player_id
+                ),
+            )),
+            Admission::Approved(_) | Admission::Listed => {
+                if !spec.pair_id.is_empty() {
+                    return Err(invalid("entrants.pair_id", "this is not a pairs event"));
+                }
+                let p = self
+                    .player(caller, &spec.player_id, "entrants.player_id")
+                    .await?;
+                Ok(Who {
+                    id: p.id.clone(),
+                    name: p.name.clone(),
+                    sex: sex(&p),
+                    federation: federation(&p),
+                })
+            }
+        }
+    }
+
+    fn join_fact(state: &FinalEvent, who: &Who, spec: &pb::EntrantSpec) -> Result<Fact> {
         let rating = u16::try_from(spec.rating)
             .map_err(|_| invalid("entrants.rating", "must be at most 65535"))?;
-        let federation = if p.region_name.is_empty() {
-            p.nationality.clone()
-        } else {
-            p.region_name.clone()
-        };
         Ok(state.join(
-            &p.id,
-            &p.name,
-            sex,
+            &who.id,
+            &who.name,
+            who.sex,
             (rating > 0).then_some(rating),
-            &federation,
+            &who.federation,
             &spec.group,
         )?)
     }
+}
+
+/// Who may enter an event, as the registration service says.
+enum Admission {
+    /// Any registered player the organizers list (individual events fed by qualification).
+    Listed,
+    /// Players with an approved direct entry (youth, seniors).
+    Approved(std::collections::HashSet<String>),
+    /// Admitted pairs: id → partners.
+    Pairs(HashMap<String, (String, String)>),
+}
+
+/// An entrant's identity: a player, or a pair ("A / B").
+struct Who {
+    id: String,
+    name: String,
+    sex: Option<Sex>,
+    federation: String,
 }
 
 #[tonic::async_trait]
@@ -516,9 +645,13 @@ impl PairingService for PairingApi {
                 require(&caller, STAFF)?;
                 required("reason", &r.reason)?;
                 let spec = r.entrant.ok_or_else(|| invalid("entrant", "is required"))?;
-                let p = self
-                    .player(&caller, &spec.player_id, "entrant.player_id")
+                let current = self.load(&r.event_id).await?;
+                let championship = current.created.championship_id.clone();
+                let preset = self.preset(&caller, &championship).await?;
+                let admission = self
+                    .admission(&caller, &preset, &championship, &current.created.event_code)
                     .await?;
+                let p = self.who(&caller, &admission, &spec).await?;
                 let e = self
                     .write(&caller, &r.event_id, &r.reason, |s, _| {
                         Ok(vec![Self::join_fact(s, &p, &spec)?])

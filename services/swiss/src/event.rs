@@ -34,6 +34,17 @@ use crate::tiebreak::{self, Ranking, Standings};
 use crate::tournament::{Tournament, TournamentError};
 use crate::trf::{ByeKind, Player, Record, RoundEntry, Sex, Trf, XxcToken};
 
+/// Rounds "by entries" (轮次视报名情况而定), reading: enough rounds for one clear winner, the
+/// smallest `r` with `2^r >= entrants` (at least 1). Organizers may set another number before
+/// round 1.
+pub fn rounds_for_clear_winner(entrants: usize) -> u32 {
+    let mut r = 1;
+    while (1usize << r) < entrants && r < 32 {
+        r += 1;
+    }
+    r
+}
+
 /// The group code of the cross-group placement round.
 pub const PLACEMENT: &str = "placement";
 
@@ -1217,6 +1228,20 @@ impl FinalEvent {
             Some(ByeKind::Half) => "0=".into(),
             _ => "0-".into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rounds_for_clear_winner;
+
+    #[test]
+    fn r_ind_1_rounds_by_entries_give_one_clear_winner() {
+        assert_eq!(rounds_for_clear_winner(1), 1);
+        assert_eq!(rounds_for_clear_winner(2), 1);
+        assert_eq!(rounds_for_clear_winner(3), 2);
+        assert_eq!(rounds_for_clear_winner(32), 5);
+        assert_eq!(rounds_for_clear_winner(33), 6);
     }
 }
 
