@@ -89,45 +89,113 @@ impl Season {
         p.id
     }
 
+    /// A finished game of `a` (first mover) against `b` at `t`, 20 minutes long.
+    fn report(
+        &self,
+        a: &str,
+        b: &str,
+        t: DateTime<Utc>,
+        id: &str,
+        result: q::Result,
+    ) -> q::GameReport {
+        q::GameReport {
+            championship_id: self.championship.clone(),
+            game_id: id.into(),
+            first_account: format!("acc-{a}"),
+            second_account: format!("acc-{b}"),
+            result: result as i32,
+            end_reason: if result == q::Result::Draw {
+                q::EndReason::Normal
+            } else {
+                q::EndReason::Resignation
+            } as i32,
+            first_move_ms: Some(3_000),
+            second_move_ms: Some(4_000),
+            started_at: Some(prost_types::Timestamp {
+                seconds: t.timestamp(),
+                nanos: 0,
+            }),
+            ended_at: Some(prost_types::Timestamp {
+                seconds: (t + Duration::minutes(20)).timestamp(),
+                nanos: 0,
+            }),
+            ..Default::default()
+        }
+    }
+
+    async fn send(&self, reports: Vec<q::GameReport>) {
+        let summary = self
+            .qualification()
+            .await
+            .report_games(with_token(&self.partner, tokio_stream::iter(reports)))
+            .await
+            .expect("stream")
+            .into_inner();
+        assert_eq!(summary.refused, 0, "{summary:?}");
+    }
+
     /// One online game of the 海选 between each pair of names: both have played online.
     async fn play(&self, pairs: &[(String, String)]) {
         let mut t: DateTime<Utc> = Utc
             .with_ymd_and_hms(2022, 6, 1, 2, 0, 0)
             .single()
             .expect("time");
-        let reports: Vec<q::GameReport> = pairs
+        let reports = pairs
             .iter()
             .map(|(a, b)| {
                 t += Duration::minutes(1);
-                q::GameReport {
-                    championship_id: self.championship.clone(),
-                    game_id: format!("g-{a}-{b}"),
-                    first_account: format!("acc-{a}"),
-                    second_account: format!("acc-{b}"),
-                    result: q::Result::FirstWins as i32,
-                    end_reason: q::EndReason::Resignation as i32,
-                    first_move_ms: Some(3_000),
-                    second_move_ms: Some(4_000),
-                    started_at: Some(prost_types::Timestamp {
-                        seconds: t.timestamp(),
-                        nanos: 0,
-                    }),
-                    ended_at: Some(prost_types::Timestamp {
-                        seconds: (t + Duration::minutes(20)).timestamp(),
-                        nanos: 0,
-                    }),
-                    ..Default::default()
-                }
+                self.report(a, b, t, &format!("g-{a}-{b}"), q::Result::FirstWins)
             })
             .collect();
-        let summary = QualificationServiceClient::connect(self.app.grpc_url.clone())
+        self.send(reports).await;
+    }
+
+    /// Three round robins of draws among four players, in the period that holds `y-m-d`:
+    /// nine games and nine points each.
+    async fn draws(&self, four: &[String], y: i32, m: u32, d: u32) {
+        let mut t: DateTime<Utc> = Utc
+            .with_ymd_and_hms(y, m, d, 2, 0, 0)
+            .single()
+            .expect("time");
+        let mut reports = Vec::new();
+        for k in 0..3 {
+            for (a, b) in [(0, 1), (2, 3), (0, 2), (1, 3), (0, 3), (1, 2)] {
+                t += Duration::minutes(1);
+                let id = format!("d-{m}-{d}-{k}-{a}{b}");
+                reports.push(self.report(&four[a], &four[b], t, &id, q::Result::Draw));
+            }
+        }
+        self.send(reports).await;
+    }
+
+    async fn qualification(&self) -> QualificationServiceClient<Channel> {
+        QualificationServiceClient::connect(self.app.grpc_url.clone())
             .await
             .expect("connect")
-            .report_games(with_token(&self.partner, tokio_stream::iter(reports)))
+    }
+
+    fn period(&self, stage: &str) -> q::PeriodRef {
+        q::PeriodRef {
+            championship_id: self.championship.clone(),
+            stage: stage.into(),
+            period: 1,
+        }
+    }
+
+    async fn open(&self, stage: &str) {
+        self.qualification()
             .await
-            .expect("stream")
-            .into_inner();
-        assert_eq!(summary.refused, 0, "{summary:?}");
+            .open_period(with_token(&self.org, self.period(stage)))
+            .await
+            .expect("open");
+    }
+
+    async fn close(&self, stage: &str) {
+        self.qualification()
+            .await
+            .close_period(with_token(&self.org, self.period(stage)))
+            .await
+            .expect("close");
     }
 
     fn pair(&self, event: &str, a: &str, b: &str) -> pb::RegisterPairRequest {
@@ -209,7 +277,32 @@ async fn r_pair_1_to_3_forty_pairs_drawn_by_a_verifiable_lottery_seven_pairs_do_
             .map(|c| (c[0].clone(), c[1].clone()))
             .collect();
         games.extend(women_names.chunks(2).map(|c| (c[0].clone(), c[1].clone())));
+        let parent_65 = s.player("parent65", "19571125", 401).await;
+        let parent_64 = s.player("parent64", "19571126", 403).await;
+        let child = s.player("child", "20100505", 405).await;
+        games.push(("child".to_string(), "m00".to_string()));
+        // m76..m79 go on to the final: eight draws each in the 海选 (R-ADV-9: 7 points), then the
+        // 入围 (top 23, R-ADV-10), then the finalist list.
         s.play(&games).await;
+        let finalists: Vec<String> = (76..80).map(|i| format!("m{i:02}")).collect();
+        s.draws(&finalists, 2022, 6, 2).await;
+        s.close("haixuan").await;
+        s.open("ruwei").await;
+        s.draws(&finalists, 2022, 6, 12).await;
+        s.close("ruwei").await;
+        let list = QualificationServiceClient::connect(s.app.grpc_url.clone())
+            .await
+            .expect("connect")
+            .compose_finalists(with_token(
+                &org,
+                q::ChampionshipRef {
+                    championship_id: s.championship.clone(),
+                },
+            ))
+            .await
+            .expect("compose")
+            .into_inner();
+        assert_eq!(list.finalists.len(), 4, "{list:?}");
 
         let mut reg = s.reg().await;
         // Refusals: a player registering a pair they are not in; a partner who never played
@@ -258,10 +351,6 @@ async fn r_pair_1_to_3_forty_pairs_drawn_by_a_verifiable_lottery_seven_pairs_do_
 
         // Parent-child (R-PAIR-2): a parent who turns 65 on the final's first day (2022-11-25)
         // is outside "4周岁以上，65周岁以下"; one day younger is inside.
-        let parent_65 = s.player("parent65", "19571125", 401).await;
-        let parent_64 = s.player("parent64", "19571126", 403).await;
-        let child = s.player("child", "20100505", 405).await;
-        s.play(&[("child".to_string(), "m00".to_string())]).await;
         let family = |parent: &str| pb::RegisterPairRequest {
             relation: pb::PairRelation::ParentChild as i32,
             relation_document: "hukou-scan-0001.pdf".into(),
@@ -351,19 +440,21 @@ async fn r_pair_1_to_3_forty_pairs_drawn_by_a_verifiable_lottery_seven_pairs_do_
             .into_inner();
         assert!(draw.started);
         assert_eq!(draw.registered, 40);
-        assert!(
-            draw.by_priority.is_empty(),
-            "no finalist pairs in this season"
+        // The two finalist pairs registered last come first (R-PAIR-1); the lottery fills the rest.
+        assert_eq!(draw.by_priority, pairs[38..], "finalist pairs first");
+        assert_eq!(
+            draw.candidates,
+            pairs[..38],
+            "candidates in registration order"
         );
-        assert_eq!(draw.candidates, pairs, "candidates in registration order");
-        assert_eq!(draw.places, 32);
-        assert_eq!(draw.by_lottery.len(), 32);
+        assert_eq!(draw.places, 30);
+        assert_eq!(draw.by_lottery.len(), 30);
         assert_eq!(draw.reserve.len(), 8);
         // Anyone re-runs it from the seed and the ordered candidates (as `qiwang lottery verify`).
         let rerun = qiwang_core::lottery::draw(seed, &draw.candidates, draw.candidates.len())
             .expect("draw");
-        assert_eq!(rerun[..32], draw.by_lottery[..]);
-        assert_eq!(rerun[32..], draw.reserve[..]);
+        assert_eq!(rerun[..30], draw.by_lottery[..]);
+        assert_eq!(rerun[30..], draw.reserve[..]);
         let listed = reg
             .list_pairs(with_token(
                 &s.app.token(Role::Player, &men[0]),
