@@ -1522,6 +1522,14 @@ async fn r_pub_1_to_3_finalist_list_notice_reports_replacement_and_r_reg_6_withd
                 );
                 assert!(f.status_reason.contains("R-REG-6"), "{backend}");
             }
+            // The places go back to the replacement flow: o40, the only qualifier of the period
+            // not yet on the list, is offered the first withdrawn place.
+            let o40 = find(&list, &ids[39]);
+            assert_eq!(
+                (o40.status, o40.origin.as_str()),
+                (q::FinalistStatus::Listed as i32, "REPLACEMENT"),
+                "{backend}: {o40:?}"
+            );
         } else {
             // The official working-day calendar does not reach that far yet: refused, never guessed.
             let st = applied.expect_err("calendar not published");

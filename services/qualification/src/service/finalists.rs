@@ -15,7 +15,8 @@
 //!   an upheld report needs an override reason, which is audited (R-PUB-3).
 //! - R-REG-6 applies to qualifiers and their replacements (online qualifiers), not to seeds; the
 //!   deadline is the `working_days`-th working day after the China-time day of qualifying; a player
-//!   deemed withdrawn is not replaced automatically.
+//!   deemed withdrawn is replaced like a disqualified one (issue 8: "the place goes back to the
+//!   qualification service's replacement flow"), and the replacement's own clock starts then.
 
 use qiwang_core::stage::StageKind;
 use qiwang_core::workday::{WorkingCalendar, finals_information_deadline};
@@ -751,7 +752,10 @@ impl QualificationApi {
                 ));
                 active.changed_at = Set(now);
                 active.update(&txn).await?;
-                withdrawn.push(f.player_id);
+                // The place goes back to the replacement flow (issue 8): the next eligible
+                // qualifier of the same stage and period, whose own R-REG-6 clock starts now.
+                let replacement = self.replace(&txn, &f, now).await?;
+                withdrawn.push((f.player_id, replacement));
             }
         }
         Self::audit(
