@@ -450,7 +450,16 @@ async fn r_pair_1_to_3_forty_pairs_drawn_by_a_verifiable_lottery_seven_pairs_do_
         assert_eq!(draw.places, 30);
         assert_eq!(draw.by_lottery.len(), 30);
         assert_eq!(draw.reserve.len(), 8);
-        // Anyone re-runs it from the seed and the ordered candidates (as `qiwang lottery verify`).
+        // Anyone re-runs it from the seed and the ordered candidates with `qiwang lottery verify`
+        // (`qiwang::lottery_verify` is the command's body).
+        let (report, verified) = qiwang::lottery_verify(
+            seed,
+            &draw.candidates,
+            Some(draw.places as usize),
+            &draw.by_lottery,
+        )
+        .expect("verify");
+        assert!(verified, "{report}");
         let rerun = qiwang_core::lottery::draw(seed, &draw.candidates, draw.candidates.len())
             .expect("draw");
         assert_eq!(rerun[..30], draw.by_lottery[..]);

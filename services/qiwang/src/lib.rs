@@ -27,6 +27,32 @@ use tokio::task::JoinHandle;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::Endpoint;
 
+/// `qiwang lottery verify`: re-runs a published draw (R-PAIR-3, R-ADV-3) from its seed and ordered
+/// candidates. Returns the printed report (one `place<TAB>candidate` line each, then the verdict
+/// when `expect` is given) and whether the published result matches (always true without one).
+pub fn lottery_verify(
+    seed: &str,
+    candidates: &[String],
+    places: Option<usize>,
+    expect: &[String],
+) -> anyhow::Result<(String, bool)> {
+    let drawn = qiwang_core::lottery::draw(seed, candidates, places.unwrap_or(candidates.len()))?;
+    let mut report = String::new();
+    for (i, c) in drawn.iter().enumerate() {
+        report.push_str(&format!("{}\t{c}\n", i + 1));
+    }
+    if expect.is_empty() {
+        return Ok((report, true));
+    }
+    let verified = drawn == expect;
+    report.push_str(if verified {
+        "verified: the published result is this draw\n"
+    } else {
+        "MISMATCH: the published result is not this draw\n"
+    });
+    Ok((report, verified))
+}
+
 /// A component `qiwang serve` can run alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Component {

@@ -250,7 +250,8 @@ async fn shutdown_signal() {
     }
 }
 
-/// `qiwang lottery verify`: the same `qiwang_core::lottery::draw` the services run.
+/// `qiwang lottery verify` (`qiwang::lottery_verify`, the same `qiwang_core::lottery::draw` the
+/// services run).
 fn lottery(action: &LotteryAction) -> anyhow::Result<ExitCode> {
     let LotteryAction::Verify {
         seed,
@@ -258,20 +259,13 @@ fn lottery(action: &LotteryAction) -> anyhow::Result<ExitCode> {
         expect,
         candidates,
     } = action;
-    let drawn = qiwang_core::lottery::draw(seed, candidates, places.unwrap_or(candidates.len()))?;
-    for (i, c) in drawn.iter().enumerate() {
-        println!("{}\t{c}", i + 1);
-    }
-    if expect.is_empty() {
-        return Ok(ExitCode::SUCCESS);
-    }
-    if &drawn == expect {
-        println!("verified: the published result is this draw");
-        Ok(ExitCode::SUCCESS)
+    let (report, verified) = qiwang::lottery_verify(seed, candidates, *places, expect)?;
+    print!("{report}");
+    Ok(if verified {
+        ExitCode::SUCCESS
     } else {
-        println!("MISMATCH: the published result is not this draw");
-        Ok(ExitCode::from(1))
-    }
+        ExitCode::from(1)
+    })
 }
 
 /// The pairing engine's command line (`qiwang_swiss::cli`), with the file IO done here.
