@@ -8,6 +8,8 @@ use qiwang_blackbox::{
 use qiwang_infra::auth::Role;
 use qiwang_proto::pairing::v1 as pp;
 use qiwang_proto::pairing::v1::pairing_service_client::PairingServiceClient;
+use qiwang_proto::qualification::v1 as q;
+use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
 use qiwang_proto::registration::v1 as pb;
 use tonic::Code;
 use tonic_types::StatusExt;
@@ -329,6 +331,130 @@ async fn r_reg_9_a_city_team_with_four_men_the_fourth_plays_as_an_individual_and
             .await
             .expect_err("settled");
         assert_eq!(kind(&st), "FEE_SETTLED");
+        app.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn r_wc_1_r_wc_2_wildcards_are_reviewed_then_approved_or_rejected_and_join_the_finalist_list()
+{
+    for backend in backends() {
+        let app = spawn_app(backend).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let champ = championship(&app, &org, preset_with_window("go-2025", -1, 1)).await;
+        let invited = player(&app, &org, "特邀甲", "19850505", 31).await;
+        let other = player(&app, &org, "特邀乙", "19860606", 33).await;
+        let mut reg = app.registration().await;
+        let apply = |p: &str, source: &str, photo: &str| pb::SubmitWildcardRequest {
+            championship_id: champ.clone(),
+            event: "men-individual".into(),
+            player_id: p.into(),
+            source: source.into(),
+            certificate_photo: photo.into(),
+        };
+        let st = reg
+            .submit_wildcard(with_token(
+                &org,
+                apply(&invited, "friend-of-the-director", "p.jpg"),
+            ))
+            .await
+            .expect_err("not an eligible source");
+        assert_eq!(st.code(), Code::InvalidArgument);
+        let st = reg
+            .submit_wildcard(with_token(
+                &org,
+                apply(&invited, "organizer-invitation", ""),
+            ))
+            .await
+            .expect_err("no certificate photo");
+        assert_eq!(st.code(), Code::InvalidArgument);
+        let w = reg
+            .submit_wildcard(with_token(
+                &app.token(Role::Player, &invited),
+                apply(&invited, "organizer-invitation", "cert-2025.jpg"),
+            ))
+            .await
+            .expect("apply")
+            .into_inner();
+        assert_eq!(w.status, pb::WildcardStatus::Submitted as i32);
+        let decide = |id: &str, approve: bool, reason: &str| pb::DecideWildcardRequest {
+            wildcard_id: id.into(),
+            approve,
+            reason: reason.into(),
+        };
+        let st = reg
+            .decide_wildcard(with_token(&org, decide(&w.id, true, "")))
+            .await
+            .expect_err("reviewed first");
+        assert_eq!(kind(&st), "WILDCARD_STATE", "{st:?}");
+        let reviewed = reg
+            .review_wildcard(with_token(
+                &org,
+                pb::WildcardRef {
+                    wildcard_id: w.id.clone(),
+                },
+            ))
+            .await
+            .expect("review")
+            .into_inner();
+        assert_eq!(reviewed.status, pb::WildcardStatus::UnderReview as i32);
+        assert_eq!(reviewed.decided_by, "org-1");
+        let approved = reg
+            .decide_wildcard(with_token(&org, decide(&w.id, true, "")))
+            .await
+            .expect("approve")
+            .into_inner();
+        assert_eq!(approved.status, pb::WildcardStatus::Approved as i32);
+        let w2 = reg
+            .submit_wildcard(with_token(
+                &org,
+                apply(&other, "organizer-invitation", "c.jpg"),
+            ))
+            .await
+            .expect("apply")
+            .into_inner();
+        reg.review_wildcard(with_token(
+            &org,
+            pb::WildcardRef {
+                wildcard_id: w2.id.clone(),
+            },
+        ))
+        .await
+        .expect("review");
+        let st = reg
+            .decide_wildcard(with_token(&org, decide(&w2.id, false, " ")))
+            .await
+            .expect_err("a rejection needs a reason");
+        assert_eq!(st.code(), Code::InvalidArgument);
+        let rejected = reg
+            .decide_wildcard(with_token(
+                &org,
+                decide(&w2.id, false, "no national result"),
+            ))
+            .await
+            .expect("reject")
+            .into_inner();
+        assert_eq!(rejected.status, pb::WildcardStatus::Rejected as i32);
+
+        // The approved wildcard joins the finalist list; the rejected one does not.
+        let list = QualificationServiceClient::connect(app.grpc_url.clone())
+            .await
+            .expect("connect")
+            .compose_finalists(with_token(
+                &org,
+                q::ChampionshipRef {
+                    championship_id: champ.clone(),
+                },
+            ))
+            .await
+            .expect("compose")
+            .into_inner();
+        let origins: Vec<(&str, &str)> = list
+            .finalists
+            .iter()
+            .map(|f| (f.player_id.as_str(), f.origin.as_str()))
+            .collect();
+        assert_eq!(origins, [(invited.as_str(), "WILDCARD")]);
         app.stop().await;
     }
 }

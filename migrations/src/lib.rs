@@ -14,6 +14,7 @@ mod m20261201_000002_qualification_sequence;
 mod m20261201_000003_pairing_init;
 mod m20261201_000004_registration_pairs;
 mod m20261201_000005_registration_finals;
+mod m20261201_000006_registration_wildcards;
 
 pub struct Migrator;
 
@@ -28,6 +29,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000003_pairing_init::Migration),
             Box::new(m20261201_000004_registration_pairs::Migration),
             Box::new(m20261201_000005_registration_finals::Migration),
+            Box::new(m20261201_000006_registration_wildcards::Migration),
         ]
     }
 

@@ -26,6 +26,7 @@ use crate::error::{RegistrationError, Result, invalid};
 mod finals;
 mod import;
 mod pairs;
+mod wildcards;
 
 /// The registration service over one database.
 #[derive(Clone)]
@@ -1350,6 +1351,44 @@ impl RegistrationService for RegistrationApi {
     async fn get_fee(&self, request: Request<pb::GetFeeRequest>) -> Reply<pb::Fee> {
         let caller = auth::caller(&request)?;
         reply(self.get_fee_impl(caller, request.into_inner()).await)
+    }
+
+    async fn submit_wildcard(
+        &self,
+        request: Request<pb::SubmitWildcardRequest>,
+    ) -> Reply<pb::Wildcard> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.submit_wildcard_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn review_wildcard(&self, request: Request<pb::WildcardRef>) -> Reply<pb::Wildcard> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.review_wildcard_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn decide_wildcard(
+        &self,
+        request: Request<pb::DecideWildcardRequest>,
+    ) -> Reply<pb::Wildcard> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.decide_wildcard_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn list_wildcards(
+        &self,
+        request: Request<pb::ListWildcardsRequest>,
+    ) -> Reply<pb::ListWildcardsResponse> {
+        let caller = auth::caller(&request)?;
+        reply(self.list_wildcards_impl(caller, request.into_inner()).await)
     }
 }
 

@@ -4,7 +4,8 @@
 //!
 //! Readings:
 //! - The list is composed from the frozen advancement lists into the final stage (period cuts and
-//!   knockout stages, period 0) and the direct seeds into it. It can be (re)composed only while the
+//!   knockout stages, period 0), the direct seeds into it, and the wildcards approved in the
+//!   registration service (filling what is left of a fixed number of entrants, in approval order). It can be (re)composed only while the
 //!   notice is a draft; composing again adds what is new and never drops a decided place.
 //! - An upheld report disqualifies the player at once (R-PUB-2) and offers the place to the next
 //!   eligible qualifier of the same stage and period (`workflow::replacement`): the best-ranked
@@ -240,6 +241,46 @@ impl QualificationApi {
             .filter(seed::Column::ToStage.eq(&final_code))
             .all(&self.db)
             .await?;
+        // Approved wildcards (R-WC-2) fill what qualifiers and seeds leave when the rules fix the
+        // number of entrants (xiangqi-2022: 240, R-FIN-1), in the order they were approved.
+        let wildcards = self
+            .registration
+            .clone()
+            .list_wildcards(authed(
+                &caller,
+                reg::ListWildcardsRequest {
+                    championship_id: championship.to_owned(),
+                    event: String::new(),
+                    status: reg::WildcardStatus::Approved as i32,
+                },
+            ))
+            .await
+            .map_err(|status| QualificationError::Upstream {
+                context: "wildcards",
+                status,
+            })?
+            .into_inner()
+            .wildcards;
+        let cap = preset
+            .stages
+            .iter()
+            .filter_map(|s| s.advance.as_ref().and_then(|a| a.final_entrants))
+            .max()
+            .map(|c| c as usize);
+        let room = cap.map_or(usize::MAX, |c| {
+            c.saturating_sub(qualifiers.len() + seeds.len())
+        });
+        let wildcard_rows: Vec<(String, &str, String, i32, DateTime<Utc>)> = wildcards
+            .into_iter()
+            .take(room)
+            .map(|w| {
+                let at = w
+                    .decided_at
+                    .and_then(|t| DateTime::from_timestamp(t.seconds, 0))
+                    .unwrap_or(now);
+                (w.player_id, "WILDCARD", String::new(), 0, at)
+            })
+            .collect();
         let rows: Vec<finalist::Model> = qualifiers
             .into_iter()
             .map(|a| (a.player_id, "QUALIFIER", a.stage, a.period, a.decided_at))
@@ -248,6 +289,7 @@ impl QualificationApi {
                     .into_iter()
                     .map(|s| (s.player_id, "SEED", String::new(), 0, s.decided_at)),
             )
+            .chain(wildcard_rows)
             .map(|(player, origin, stage, period, at)| finalist::Model {
                 championship_id: championship.to_owned(),
                 player_id: player,

@@ -104,3 +104,32 @@ pub mod fee {
 
     impl ActiveModelBehavior for ActiveModel {}
 }
+
+pub mod wildcard {
+    use sea_orm::entity::prelude::*;
+
+    /// A wildcard application (R-WC-1, R-WC-2); `decided_*` is the last step's who and when.
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "registration_wildcards")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: String,
+        pub championship_id: String,
+        pub event: String,
+        pub player_id: String,
+        pub source: String,
+        pub certificate_photo: String,
+        /// SUBMITTED, UNDER_REVIEW, APPROVED, REJECTED.
+        pub status: String,
+        pub reason: String,
+        pub submitted_at: DateTimeUtc,
+        pub submitted_by: String,
+        pub decided_at: DateTimeUtc,
+        pub decided_by: String,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
