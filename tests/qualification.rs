@@ -541,6 +541,20 @@ async fn r_onl_3_go_2015_the_sixth_escape_eliminates_and_r_onl_7_resets_start_a_
         let s = Setup::new(backend.clone(), "go-2015").await;
         let ids = s.players(&names("e", 3)).await;
         s.open("haixuan", 1).await;
+        // A partner follows the changes while reading the board (this replica serves it live).
+        s.board("haixuan", 1).await;
+        let mut changes = s
+            .client()
+            .await
+            .watch_changes(with_token(
+                &s.partner,
+                q::WatchRequest {
+                    championship_id: s.championship.clone(),
+                },
+            ))
+            .await
+            .expect("watch")
+            .into_inner();
         // 10:00 China time on 2015-08-02, inside 09:00-23:00.
         let t0 = utc(2015, 8, 2, 2, 0);
         let mut games = Vec::new();
@@ -557,6 +571,18 @@ async fn r_onl_3_go_2015_the_sixth_escape_eliminates_and_r_onl_7_resets_start_a_
         }
         let summary = s.report_all(games).await;
         assert_eq!(summary.stored, 7, "{backend}: {summary:?}");
+        // The stream tells followers who was eliminated.
+        let eliminated = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+            loop {
+                let change = changes.message().await.expect("stream").expect("open");
+                if let Some(q::change::Kind::Eliminated(e)) = change.kind {
+                    return e;
+                }
+            }
+        })
+        .await
+        .expect("an elimination change in time");
+        assert_eq!(eliminated.player_id, ids[0], "{backend}");
         let board = s.board("haixuan", 1).await;
         let e01 = board
             .rows

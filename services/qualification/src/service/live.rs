@@ -269,17 +269,42 @@ impl QualificationApi {
                 continue;
             }
             let mut ok = true;
+            let mut eliminated = Vec::new();
             if let Some(games) = by_period.get_mut(&key) {
                 games.sort_by(|a, b| (a.facts.ended_at, &a.id).cmp(&(b.facts.ended_at, &b.id)));
                 for g in games.iter() {
+                    let out = |p: &str, period: &qiwang_core::live::LivePeriod| {
+                        period.row(p).is_some_and(|r| r.row.eliminated)
+                    };
+                    let before = [
+                        out(&g.first_player, &state.period),
+                        out(&g.second_player, &state.period),
+                    ];
                     if matches!(state.period.apply_game(g), Applied::NeedsRebuild(_)) {
                         ok = false;
                         break;
+                    }
+                    for (p, was) in [&g.first_player, &g.second_player].into_iter().zip(before) {
+                        if !was && out(p, &state.period) {
+                            eliminated.push(p.clone());
+                        }
                     }
                 }
             }
             if ok {
                 state.seq = seq;
+                for player in eliminated {
+                    let _ = self.changes.send((
+                        key.0.clone(),
+                        pb::Change {
+                            kind: Some(pb::change::Kind::Eliminated(pb::PlayerEliminated {
+                                player_id: player,
+                                reason: "eliminated by escapes (R-ONL-3)".into(),
+                            })),
+                            at: Some(period_ref(&key)),
+                        },
+                    ));
+                }
             } else {
                 // Partly applied: drop it; the next read recomputes.
                 *guard = None;
