@@ -500,6 +500,61 @@ async fn r_ind_1_to_5_go_2025_final_two_groups_nine_rounds_placement_with_withdr
             );
         }
 
+        // Before the placement round's results the final ranking is provisional; after them,
+        // board i decides places 2i-1 and 2i (R-IND-1, go-2025).
+        let ranking = |women: bool| p::GetStandingsRequest {
+            event_id: id.clone(),
+            group: String::new(),
+            women,
+        };
+        let provisional = client
+            .get_final_ranking(with_token(&f.org, ranking(false)))
+            .await
+            .expect("ranking")
+            .into_inner();
+        assert!(!provisional.complete);
+        play(&mut client, &f.referee, &placement).await;
+        let ranked = client
+            .get_final_ranking(with_token(&f.org, ranking(false)))
+            .await
+            .expect("ranking")
+            .into_inner();
+        assert!(ranked.complete);
+        assert_eq!(ranked.entrants.len(), 25);
+        let (first, second) = (&placement.boards[0], &placement.boards[1]);
+        let winner = |b: &p::Board, round: u32| {
+            if result_for(round, b.number) == p::GameResult::FirstWins {
+                b.first_player_id.clone()
+            } else {
+                b.second_player_id.clone()
+            }
+        };
+        assert_eq!(ranked.entrants[0].player_id, winner(first, 10));
+        assert_eq!(ranked.entrants[2].player_id, winner(second, 10));
+        let women_final = client
+            .get_final_ranking(with_token(&f.org, ranking(true)))
+            .await
+            .expect("women")
+            .into_inner();
+        assert!(women_final.entrants.iter().all(|e| e.sex == "female"));
+        assert_eq!(women_final.entrants[0].place, 1);
+        let listed = client
+            .list_events(with_token(
+                &f.org,
+                p::ListEventsRequest {
+                    championship_id: f.championship.clone(),
+                    event_code: "men-individual".into(),
+                },
+            ))
+            .await
+            .expect("events")
+            .into_inner()
+            .events;
+        assert_eq!(
+            listed.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(),
+            [id.as_str()]
+        );
+
         // Women's ranking of the open event (R-IND-2): only women, places renumbered.
         let women = client
             .get_standings(with_token(

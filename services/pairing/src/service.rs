@@ -634,6 +634,95 @@ impl PairingService for PairingApi {
         )
     }
 
+    async fn list_events(
+        &self,
+        request: Request<pb::ListEventsRequest>,
+    ) -> Reply<pb::ListEventsResponse> {
+        let caller = auth::caller(&request)?;
+        let r = request.into_inner();
+        reply(
+            async {
+                require(&caller, ANYONE)?;
+                required("championship_id", &r.championship_id)?;
+                let mut query = event::Entity::find()
+                    .filter(event::Column::ChampionshipId.eq(&r.championship_id))
+                    .order_by_asc(event::Column::CreatedAt)
+                    .order_by_asc(event::Column::Id);
+                if !r.event_code.is_empty() {
+                    query = query.filter(event::Column::EventCode.eq(&r.event_code));
+                }
+                Ok(pb::ListEventsResponse {
+                    events: query
+                        .all(&self.db)
+                        .await?
+                        .into_iter()
+                        .map(|e| pb::EventSummary {
+                            id: e.id,
+                            championship_id: e.championship_id,
+                            event_code: e.event_code,
+                            name: e.name,
+                        })
+                        .collect(),
+                })
+            }
+            .await,
+        )
+    }
+
+    async fn get_final_ranking(
+        &self,
+        request: Request<pb::GetStandingsRequest>,
+    ) -> Reply<pb::FinalRanking> {
+        let caller = auth::caller(&request)?;
+        let r = request.into_inner();
+        reply(
+            async {
+                require(&caller, ANYONE)?;
+                let e = self.load(&r.event_id).await?;
+                let s = &e.state;
+                let (places, complete) = s.final_places()?;
+                let mut entrants = Vec::with_capacity(places.len());
+                let mut last_open = None;
+                for (place, start) in places {
+                    let Some(x) = s.entrant(start) else {
+                        continue;
+                    };
+                    if r.women && x.sex != Some(Sex::Female) {
+                        continue;
+                    }
+                    // The women's ranking renumbers places among women; a shared place stays shared.
+                    let shown = if !r.women {
+                        place
+                    } else {
+                        match (last_open, entrants.last()) {
+                            (Some(p), Some(prev)) if p == place => {
+                                let prev: &pb::RankedEntrant = prev;
+                                prev.place
+                            }
+                            _ => entrants.len() as u32 + 1,
+                        }
+                    };
+                    last_open = Some(place);
+                    entrants.push(pb::RankedEntrant {
+                        place: shown,
+                        start_number: start,
+                        player_id: x.player_id.clone(),
+                        name: x.name.clone(),
+                        sex: convert::sex_code(x.sex).to_owned(),
+                        group: x.group.clone(),
+                    });
+                }
+                Ok(pb::FinalRanking {
+                    event_id: r.event_id.clone(),
+                    women: r.women,
+                    complete,
+                    entrants,
+                })
+            }
+            .await,
+        )
+    }
+
     async fn add_late_entrant(
         &self,
         request: Request<pb::AddLateEntrantRequest>,

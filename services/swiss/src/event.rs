@@ -1021,6 +1021,47 @@ impl FinalEvent {
         Ok(places)
     }
 
+    /// The event's places over all groups, and whether they are final: the placement round's places
+    /// when it is complete; otherwise (and for several groups without a placement round) the
+    /// groups' places interleaved (A1, B1, A2, B2, …); one field: its standings, ties shared.
+    pub fn final_places(&self) -> Result<(Vec<(u32, u32)>, bool), EventError> {
+        let groups = self.config.group_codes();
+        let groups_done = groups
+            .iter()
+            .all(|g| self.completed_rounds(g) >= self.config.rounds);
+        if self.config.placement_pairs.is_some()
+            && self
+                .round(PLACEMENT, self.config.rounds + 1)
+                .is_some_and(PairedRound::is_complete)
+        {
+            return Ok((self.placement_places()?, true));
+        }
+        if let [only] = groups.as_slice() {
+            let s = self.standings(only)?;
+            return Ok((
+                s.rows.iter().map(|r| (r.place, r.start_number)).collect(),
+                groups_done,
+            ));
+        }
+        let tables: Vec<Vec<u32>> = groups
+            .iter()
+            .map(|g| {
+                self.standings(g)
+                    .map(|s| s.rows.iter().map(|r| r.start_number).collect())
+            })
+            .collect::<Result<_, _>>()?;
+        let mut places = Vec::new();
+        let longest = tables.iter().map(Vec::len).max().unwrap_or(0);
+        for i in 0..longest {
+            for t in &tables {
+                if let Some(&s) = t.get(i) {
+                    places.push((places.len() as u32 + 1, s));
+                }
+            }
+        }
+        Ok((places, groups_done && self.config.placement_pairs.is_none()))
+    }
+
     /// The group as a TRF-2026 file (numbers in pairing order, so that other Dutch programs
     /// reproduce the pairings): name, rounds, initial colour, points, player records with points
     /// and places, and the byes requested for the next round.
