@@ -7,6 +7,7 @@ const PROTO_FILES: &[&str] = &[
     "qiwang/registration/v1/registration.proto",
     "qiwang/qualification/v1/qualification.proto",
     "qiwang/pairing/v1/pairing.proto",
+    "qiwang/teamranking/v1/team_ranking.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -481,14 +481,17 @@ fn promises(objects: &[Value]) -> Vec<String> {
                 }
             }
         } else {
-            let mut cap = n.chars();
-            let service_name = format!(
-                "qiwang.{n}.v1.{}{}Service",
-                cap.next()
-                    .map(|c| c.to_ascii_uppercase())
-                    .unwrap_or_default(),
-                cap.as_str()
-            );
+            // team-ranking → qiwang.teamranking.v1.TeamRankingService
+            let camel: String = n
+                .split('-')
+                .map(|w| {
+                    let mut cap = w.chars();
+                    cap.next()
+                        .map(|c| c.to_ascii_uppercase().to_string() + cap.as_str())
+                        .unwrap_or_default()
+                })
+                .collect();
+            let service_name = format!("qiwang.{}.v1.{camel}Service", n.replace('-', ""));
             if s(c, "/readinessProbe/grpc/service") != service_name
                 || c.pointer("/readinessProbe/grpc/port") != Some(&Value::from(50051))
             {

@@ -24,5 +24,12 @@ pub mod pairing {
     }
 }
 
+/// `qiwang.teamranking.v1`
+pub mod teamranking {
+    pub mod v1 {
+        tonic::include_proto!("qiwang.teamranking.v1");
+    }
+}
+
 /// The encoded `FileDescriptorSet` of every qiwang proto, for gRPC server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("qiwang_descriptor");

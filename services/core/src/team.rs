@@ -160,13 +160,42 @@ pub fn team_key(
     identity: &Identity,
     membership: Option<&TeamMembership>,
 ) -> Result<Option<TeamKey>, TeamKeyError> {
+    let origin = match identity {
+        Identity::Resident(id) => Origin::Region(id.region().code),
+        Identity::Passport(p) => Origin::Country(p.nationality()),
+    };
+    team_key_of_origin(category, origin, membership)
+}
+
+/// Where a player comes from, as the registration service publishes it (the region code of the
+/// resident ID, or the passport's country) — enough for a team without the ID number itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Region(&'static str),
+    Country(&'static str),
+}
+
+impl Origin {
+    /// The origin of a published region code (`"33"`) or, for foreigners, nationality (`"KOR"`).
+    pub fn parse(region_code: &str, nationality: &str) -> Option<Origin> {
+        if region_code.is_empty() {
+            crate::nationality::by_code(nationality).map(Origin::Country)
+        } else {
+            crate::region::by_code(region_code).map(|r| Origin::Region(r.code))
+        }
+    }
+}
+
+/// [`team_key`] from a published [`Origin`].
+pub fn team_key_of_origin(
+    category: &TeamCategory,
+    origin: Origin,
+    membership: Option<&TeamMembership>,
+) -> Result<Option<TeamKey>, TeamKeyError> {
     match (category.grouping, membership) {
-        (TeamGrouping::Region, None) => Ok(Some(match identity {
-            Identity::Resident(id) => {
-                let code = id.region().code;
-                TeamKey::Region(if code == "83" { "71" } else { code })
-            }
-            Identity::Passport(p) => TeamKey::Country(p.nationality()),
+        (TeamGrouping::Region, None) => Ok(Some(match origin {
+            Origin::Region(code) => TeamKey::Region(if code == "83" { "71" } else { code }),
+            Origin::Country(country) => TeamKey::Country(country),
         })),
         (TeamGrouping::Region, Some(TeamMembership::HostCity)) => {
             if category.host_city_team.is_some() {

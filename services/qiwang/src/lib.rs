@@ -12,13 +12,16 @@ use qiwang_infra::metrics::{GrpcMetricsLayer, Metrics, RequestIdLayer};
 use qiwang_infra::{Settings, Verifier};
 use qiwang_migrations::{Migrator, MigratorTrait};
 use qiwang_pairing::PairingApi;
+use qiwang_proto::pairing::v1::pairing_service_client::PairingServiceClient;
 use qiwang_proto::pairing::v1::pairing_service_server::PairingServiceServer;
 use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
 use qiwang_proto::qualification::v1::qualification_service_server::QualificationServiceServer;
 use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use qiwang_proto::registration::v1::registration_service_server::RegistrationServiceServer;
+use qiwang_proto::teamranking::v1::team_ranking_service_server::TeamRankingServiceServer;
 use qiwang_qualification::QualificationApi;
 use qiwang_registration::RegistrationApi;
+use qiwang_team_ranking::TeamRankingApi;
 use std::net::SocketAddr;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -59,6 +62,7 @@ pub enum Component {
     Registration,
     Qualification,
     Pairing,
+    TeamRanking,
     Gateway,
 }
 
@@ -79,6 +83,7 @@ impl Plan {
                 Component::Registration,
                 Component::Qualification,
                 Component::Pairing,
+                Component::TeamRanking,
                 Component::Gateway,
             ],
             migrate_on_start: settings.is_embedded_database(),
@@ -101,6 +106,7 @@ pub struct RunningSuite {
 pub const REGISTRATION_SERVICE: &str = "qiwang.registration.v1.RegistrationService";
 pub const QUALIFICATION_SERVICE: &str = "qiwang.qualification.v1.QualificationService";
 pub const PAIRING_SERVICE: &str = "qiwang.pairing.v1.PairingService";
+pub const TEAM_RANKING_SERVICE: &str = "qiwang.teamranking.v1.TeamRankingService";
 
 /// The registration client another service uses: in one process, the listener just bound;
 /// otherwise `services.registration`.
@@ -224,6 +230,26 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
             router = router.add_service(api.into_server(verifier.clone()));
             reporter
                 .set_serving::<PairingServiceServer<PairingApi>>()
+                .await;
+        }
+        if services.contains(&Component::TeamRanking) {
+            // In one process, the rankings come from the pairing service on this listener.
+            let url = match suite.grpc_addr {
+                Some(addr) if services.contains(&Component::Pairing) => format!("http://{addr}"),
+                _ => settings.services.pairing.clone(),
+            };
+            let pairing = PairingServiceClient::new(
+                lazy_channel(settings, &url)
+                    .with_context(|| format!("services.pairing = {url:?}"))?,
+            );
+            let api = TeamRankingApi::new(
+                db.clone(),
+                registration_client(settings, suite.grpc_addr, &services)?,
+                pairing,
+            );
+            router = router.add_service(api.into_server(verifier.clone()));
+            reporter
+                .set_serving::<TeamRankingServiceServer<TeamRankingApi>>()
                 .await;
         }
         reporter
