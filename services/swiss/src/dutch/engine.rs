@@ -3,11 +3,10 @@
 //! maximum-weight matching over the players still to pair is the best pairing of the current
 //! bracket that still lets every lower player be paired (C4).
 
+use std::any::Any;
 use std::collections::HashSet;
 
-use std::collections::HashMap;
-
-use super::matching::{Edge, Solved, max_weight_matching, solve};
+use super::dynamic::Dynamic;
 use super::state::{Float, PlayerState, Strength};
 use super::wide::Wide;
 use crate::colour::Mover;
@@ -118,9 +117,6 @@ impl Layout {
 /// The tiers of one bracket (indices into the layout), highest first. Each is one criterion of
 /// C.04.3 Art. 2 (the 2025 numbering).
 struct Tiers {
-    /// C4 (completion, Art. 2.3): every edge counts one, so a maximum-weight matching pairs
-    /// every player still to pair (but one, who gets the bye).
-    card: usize,
     /// C5: the pairing-allocated bye goes to the lowest possible score.
     c5: usize,
     /// C6: maximise the pairs of the bracket (minimise its downfloaters).
@@ -158,7 +154,14 @@ struct Tiers {
     /// here), then one tier per difference, largest first.
     c18: usize,
     diff_levels: usize,
-    count: usize,
+    /// Art. 4: the MDPs in S1, then exchanges in the remainder.
+    mdp_s1: usize,
+    ex_keep: usize,
+    ex_sum: usize,
+    ex_out: usize,
+    ex_in: usize,
+    /// Not a criterion: a hint towards the natural pairing.
+    hint: usize,
 }
 
 impl Engine {
@@ -290,16 +293,15 @@ impl Engine {
     pub fn run(&self) -> Result<RawPairing, EngineError> {
         let n = self.players.len();
         let bye_eligible = |i: usize| !self.players[i].bye_ineligible;
-        // C4 for the round as a whole: some complete pairing must exist.
-        {
-            let all: Vec<usize> = (0..n).collect();
-            let (edges, nv) = self.plain_graph(&all, &bye_eligible);
-            let m = max_weight_matching(nv, &edges);
-            if m.iter().take(nv).any(|x| x.is_none()) {
-                return Err(EngineError::NoValidPairing);
-            }
+        // One matcher for the whole round: its graph is fixed (C1, C3, C2), its weights change
+        // per bracket. C4 for the round as a whole: some complete pairing must exist.
+        let mut dm = Dynamic::<2>::new(n, n % 2 == 1, &|a, b| self.compatible(a, b), &bye_eligible);
+        if !dm.solve() {
+            return Err(EngineError::NoValidPairing);
         }
+        let mut store = Store::new(dm);
         let mut remaining: Vec<usize> = (0..n).collect();
+        let mut is_mdp = vec![false; n];
         let mut mdps: Vec<usize> = Vec::new();
         let mut pairs: Vec<(usize, usize)> = Vec::new();
         let mut bye = None;
@@ -307,40 +309,52 @@ impl Engine {
             // The bracket: MDPs and the highest remaining scoregroup.
             let resident_score = remaining
                 .iter()
-                .filter(|i| !mdps.contains(i))
+                .filter(|&&i| !is_mdp[i])
                 .map(|&i| self.players[i].score)
                 .max();
             let Some(s0) = resident_score else {
-                // Only MDPs are left (cannot happen with a complete pairing); pair them as a bracket.
+                // Only MDPs are left (cannot happen with a complete pairing).
                 break;
             };
-            let residents: Vec<usize> = remaining
+            let mut in_bracket = vec![false; n];
+            let bracket: Vec<usize> = remaining
                 .iter()
                 .copied()
-                .filter(|i| !mdps.contains(i) && self.players[*i].score == s0)
+                .filter(|&i| is_mdp[i] || self.players[i].score == s0)
                 .collect();
-            let mut bracket: Vec<usize> = mdps.clone();
-            bracket.extend(residents.iter().copied());
-            bracket.sort_unstable();
+            for &i in &bracket {
+                in_bracket[i] = true;
+            }
             let next: Vec<usize> = {
                 let s1 = remaining
                     .iter()
-                    .filter(|i| !bracket.contains(i))
+                    .filter(|&&i| !in_bracket[i])
                     .map(|&i| self.players[i].score)
                     .max();
                 remaining
                     .iter()
                     .copied()
-                    .filter(|i| Some(self.players[*i].score) == s1 && !bracket.contains(i))
+                    .filter(|&i| Some(self.players[i].score) == s1 && !in_bracket[i])
                     .collect()
             };
             let rest_empty = remaining.len() == bracket.len();
-            let (fixed, unpaired) =
-                self.pair_bracket::<8>(&remaining, &bracket, &mdps, s0, &next, &bye_eligible)?;
+            let ctx = Bracket {
+                remaining: &remaining,
+                bracket: &bracket,
+                mdps: &mdps,
+                next: &next,
+                in_bracket: &in_bracket,
+                is_mdp: &is_mdp,
+                bye_eligible: &bye_eligible,
+            };
+            let (fixed, unpaired) = self.pair_bracket(&ctx, &mut store)?;
+            let mut paired = vec![false; n];
             for &(a, b) in &fixed {
                 pairs.push((a.min(b), a.max(b)));
+                paired[a] = true;
+                paired[b] = true;
             }
-            remaining.retain(|i| !fixed.iter().any(|&(a, b)| a == *i || b == *i));
+            remaining.retain(|&i| !paired[i]);
             if rest_empty {
                 match unpaired.as_slice() {
                     [] => {}
@@ -352,6 +366,12 @@ impl Engine {
                 }
                 break;
             }
+            for &m in &mdps {
+                is_mdp[m] = false;
+            }
+            for &m in &unpaired {
+                is_mdp[m] = true;
+            }
             mdps = unpaired;
         }
         if !remaining.is_empty() {
@@ -360,52 +380,41 @@ impl Engine {
         Ok(RawPairing { pairs, bye })
     }
 
-    /// Cardinality-only graph over `set` (plus a bye vertex when odd).
-    fn plain_graph(
-        &self,
-        set: &[usize],
-        bye_eligible: &dyn Fn(usize) -> bool,
-    ) -> (Vec<Edge<2>>, usize) {
-        let mut edges = Vec::new();
-        for (x, &a) in set.iter().enumerate() {
-            for (y, &b) in set.iter().enumerate().skip(x + 1) {
-                if self.compatible(a, b) {
-                    edges.push((x, y, Wide::<2>::from_u64(1)));
-                }
-            }
+    /// Pairs one bracket: returns its pairs and its unpaired players (downfloaters, or the
+    /// bye when it is the last bracket). Works in the narrowest width that holds the bracket's
+    /// weights (and the matcher's state).
+    fn pair_bracket(&self, ctx: &Bracket, store: &mut Store) -> Result<BracketResult, EngineError> {
+        let plan = self.plan(ctx);
+        let needed = plan.layout.bits;
+        let limbs = if needed <= Wide::<2>::BITS {
+            2
+        } else if needed <= Wide::<4>::BITS {
+            4
+        } else if needed <= Wide::<6>::BITS {
+            6
+        } else {
+            8
+        };
+        match limbs.max(store.width) {
+            2 => self.pair_bracket_in::<2>(ctx, &plan, store),
+            4 => self.pair_bracket_in::<4>(ctx, &plan, store),
+            6 => self.pair_bracket_in::<6>(ctx, &plan, store),
+            _ => self.pair_bracket_in::<8>(ctx, &plan, store),
         }
-        let mut nv = set.len();
-        if set.len() % 2 == 1 {
-            for (x, &a) in set.iter().enumerate() {
-                if bye_eligible(a) {
-                    edges.push((x, nv, Wide::<2>::from_u64(1)));
-                }
-            }
-            nv += 1;
-        }
-        (edges, nv)
     }
 
-    /// Pairs one bracket: returns its pairs and its unpaired players (downfloaters, or the
-    /// bye when it is the last bracket).
-    #[allow(clippy::too_many_arguments)]
-    fn pair_bracket<const L: usize>(
-        &self,
-        remaining: &[usize],
-        bracket: &[usize],
-        mdps: &[usize],
-        s0: HalfPoints,
-        next: &[usize],
-        bye_eligible: &dyn Fn(usize) -> bool,
-    ) -> Result<BracketResult, EngineError> {
+    /// The weight layout of a bracket: C.04.3 Art. 2's criteria and Art. 4's order as tiers.
+    fn plan(&self, ctx: &Bracket) -> Plan {
+        let Bracket {
+            remaining,
+            bracket,
+            mdps,
+            next,
+            ..
+        } = *ctx;
         let nrem = remaining.len();
         let odd = nrem % 2 == 1;
         let nv = nrem + usize::from(odd);
-        let bye_v = if odd { nrem } else { usize::MAX };
-        let in_bracket: Vec<bool> = remaining.iter().map(|i| bracket.contains(i)).collect();
-        let in_next: Vec<bool> = remaining.iter().map(|i| next.contains(i)).collect();
-        let is_mdp: Vec<bool> = remaining.iter().map(|i| mdps.contains(i)).collect();
-
         // Score levels inside the bracket (for C7), and of the next bracket (for C8).
         let mut b_levels: Vec<HalfPoints> =
             bracket.iter().map(|&i| self.players[i].score).collect();
@@ -442,7 +451,9 @@ impl Engine {
             bounds.push((b, e));
             bounds.len() - 1
         };
-        let card = push(1, all_e);
+        // The cardinality tier (C4) keeps its place in the layout, but every matching the
+        // matcher considers is complete, so it adds the same to all of them and is left out.
+        push(1, all_e);
         let c5 = push(self.levels.len() as u64, 1);
         let c6 = push(1, b_e);
         let c7 = push(2, b_e);
@@ -485,7 +496,6 @@ impl Engine {
         // optimum found first is usually the one Art. 4 picks; comparisons ignore it.
         let hint = push(bracket.len() as u64 + 1, b_e);
         let tiers = Tiers {
-            card,
             c5,
             c6,
             c7,
@@ -502,255 +512,309 @@ impl Engine {
             c17,
             c18,
             diff_levels: diffs.len().max(1),
-            count: bounds.len(),
+            mdp_s1,
+            ex_keep,
+            ex_sum,
+            ex_out,
+            ex_in,
+            hint,
         };
-        let needed = Layout::new(&bounds, u32::MAX).bits;
-        if L == 8 && needed <= Wide::<2>::BITS {
-            return self.pair_bracket::<2>(remaining, bracket, mdps, s0, next, bye_eligible);
+        // The widest layout: tiers that do not fit into 512 bits are dropped, lowest first (a
+        // narrower width is used only when nothing is dropped).
+        let layout = Layout::new(&bounds, Wide::<8>::BITS);
+        let mut mdp_rank = vec![0usize; self.players.len()];
+        for (k, &m) in mdps.iter().enumerate() {
+            mdp_rank[m] = k;
         }
-        if L == 8 && needed <= Wide::<4>::BITS {
-            return self.pair_bracket::<4>(remaining, bracket, mdps, s0, next, bye_eligible);
+        let mut in_next = vec![false; self.players.len()];
+        for &i in next {
+            in_next[i] = true;
         }
-        if L == 8 && needed <= Wide::<6>::BITS {
-            return self.pair_bracket::<6>(remaining, bracket, mdps, s0, next, bye_eligible);
+        let level_of: Vec<u64> = self
+            .players
+            .iter()
+            .map(|p| self.level(p.score) as u64)
+            .collect();
+        Plan {
+            layout,
+            tiers,
+            b_levels,
+            n_levels,
+            diffs,
+            max_unplayed,
+            mdp_rank,
+            in_next,
+            level_of,
         }
-        let layout = Layout::new(&bounds, Wide::<L>::BITS);
-        let _ = tiers.count;
+    }
 
-        // `rem[x]`: the BSN (0-based) of position x in the remainder once the MDPs are paired;
-        // `s1_len`: the size of the remainder's S1.
-        let weight = |x: usize,
-                      y: usize,
-                      rem: &[Option<usize>],
-                      s1_len: usize,
-                      c9_on: bool|
-         -> Option<Wide<L>> {
-            // x, y are positions in `remaining`; y may be the bye vertex.
-            let mut w = Wide::<L>::ZERO;
-            layout.add(&mut w, tiers.card, 1);
-            if y == BYE_SENTINEL {
-                let a = remaining[x];
-                if !bye_eligible(a) {
-                    return None;
-                }
-                let lv = self.level(self.players[a].score) as u64;
-                layout.add(&mut w, tiers.c5, lv + 1);
-                // C9 only for a bracket downfloating exactly one player, who gets the bye.
-                if c9_on && in_bracket[x] {
-                    layout.add(
-                        &mut w,
-                        tiers.c9,
-                        max_unplayed - u64::from(self.players[a].unplayed),
-                    );
-                }
-                return Some(w);
-            }
-            let (a, b) = (
-                remaining[x].min(remaining[y]),
-                remaining[x].max(remaining[y]),
-            );
-            if !self.compatible(a, b) {
+    /// The weight of the pair (a, b) of players (b may be [`BYE_SENTINEL`]) in the bracket's
+    /// layout, for a given remainder numbering (`rem[i]`: the BSN, 0-based, of player i in the
+    /// remainder once the MDPs are paired; `s1_len`: the size of the remainder's S1); `None`
+    /// when they may not meet. The cardinality tier is left out (see [`Engine::plan`]).
+    #[allow(clippy::too_many_arguments)]
+    fn weight<const L: usize>(
+        &self,
+        ctx: &Bracket,
+        plan: &Plan,
+        a: usize,
+        b: usize,
+        rem: &[Option<usize>],
+        s1_len: usize,
+        c9_on: bool,
+    ) -> Option<Wide<L>> {
+        let (layout, tiers) = (&plan.layout, &plan.tiers);
+        let (in_bracket, is_mdp, in_next) = (ctx.in_bracket, ctx.is_mdp, &plan.in_next);
+        let bracket_len = ctx.bracket.len();
+        let mut w = Wide::<L>::ZERO;
+        if b == BYE_SENTINEL {
+            if !(ctx.bye_eligible)(a) {
                 return None;
             }
-            let (xa, xb) = if remaining[x] == a { (x, y) } else { (y, x) };
-            let (pa, pb) = (&self.players[a], &self.players[b]);
-            if in_bracket[xa] && in_bracket[xb] {
-                if let (Some(ra), Some(rb)) = (rem[xa], rem[xb]) {
-                    let low = ra.min(rb);
-                    if low < s1_len {
-                        layout.add(&mut w, ex_keep, 1);
-                        // Kept in S1: 2^s1_len - 2^low (fewer high BSNs kept is better).
-                        layout.add_pow(&mut w, ex_out, s1_len as u32);
-                        let mut sub = Wide::<L>::ZERO;
-                        layout.add_pow(&mut sub, ex_out, low as u32);
-                        w -= sub;
-                    } else {
-                        layout.add_pow(&mut w, ex_in, (bracket.len() - low) as u32);
-                    }
-                    layout.add(&mut w, ex_sum, (bracket.len() - low) as u64);
-                    let high = ra.max(rb);
-                    let natural = low + s1_len;
-                    layout.add(
-                        &mut w,
-                        hint,
-                        (bracket.len() - high.abs_diff(natural).min(bracket.len())) as u64,
-                    );
-                }
-                layout.add(&mut w, tiers.c6, 1);
-                // Penalty tiers: a pair of the bracket starts from 2 and loses one per violation
-                // (C6 above fixes how many such pairs there are).
-                for t in [
-                    tiers.c10, tiers.c11, tiers.c12, tiers.c13, tiers.c15, tiers.c17,
-                ] {
-                    layout.add(&mut w, t, 2);
-                }
-                for k in 0..(4 * (tiers.diff_levels + 1)) {
-                    if k % (tiers.diff_levels + 1) != 0 {
-                        layout.add(&mut w, tiers.c18 + k, 2);
-                    }
-                }
-                for p in [pa, pb] {
-                    let l = b_levels.iter().position(|&s| s == p.score).unwrap_or(0);
-                    layout.add(&mut w, tiers.c7 + l, 1);
-                }
-                let v = self.colour_violations(a, b);
-                let mut sub = Wide::<L>::ZERO;
-                layout.add(&mut sub, tiers.c10, v[0]);
-                layout.add(&mut sub, tiers.c11, v[1]);
-                layout.add(&mut sub, tiers.c12, v[2]);
-                layout.add(&mut sub, tiers.c13, v[3]);
-                w -= sub;
-                // C14/C16: resident downfloaters with a downfloat 1 or 2 rounds ago (reward
-                // pairing them here).
-                for (xp, p) in [(xa, pa), (xb, pb)] {
-                    if !is_mdp[xp] {
-                        if p.float_1 == Float::Down {
-                            layout.add(&mut w, tiers.c14, 1);
-                        }
-                        if p.float_2 == Float::Down {
-                            layout.add(&mut w, tiers.c16, 1);
-                        }
-                    }
-                }
-                if pa.score > pb.score {
+            layout.add(&mut w, tiers.c5, plan.level_of[a] + 1);
+            // C9 only for a bracket downfloating exactly one player, who gets the bye.
+            if c9_on && in_bracket[a] {
+                layout.add(
+                    &mut w,
+                    tiers.c9,
+                    plan.max_unplayed - u64::from(self.players[a].unplayed),
+                );
+            }
+            return Some(w);
+        }
+        let (a, b) = (a.min(b), a.max(b));
+        if !self.compatible(a, b) {
+            return None;
+        }
+        let (pa, pb) = (&self.players[a], &self.players[b]);
+        if in_bracket[a] && in_bracket[b] {
+            if let (Some(ra), Some(rb)) = (rem[a], rem[b]) {
+                let low = ra.min(rb);
+                if low < s1_len {
+                    layout.add(&mut w, tiers.ex_keep, 1);
+                    // Kept in S1: 2^s1_len - 2^low (fewer high BSNs kept is better).
+                    layout.add_pow(&mut w, tiers.ex_out, s1_len as u32);
                     let mut sub = Wide::<L>::ZERO;
-                    // C15/C17: the MDP's opponent with an upfloat 1 or 2 rounds ago.
-                    if pb.float_1 == Float::Up {
-                        layout.add(&mut sub, tiers.c15, 1);
-                    }
-                    if pb.float_2 == Float::Up {
-                        layout.add(&mut sub, tiers.c17, 1);
-                    }
-                    // C18-C21 by score difference, largest first.
-                    let d = pa.score.0 - pb.score.0;
-                    let dl = diffs.iter().position(|&x| x == d).unwrap_or(0);
-                    let bs = tiers.diff_levels + 1;
-                    if pa.float_1 == Float::Down {
-                        layout.add(&mut sub, tiers.c18 + 1 + dl, 1);
-                    }
-                    if pb.float_1 == Float::Up {
-                        layout.add(&mut sub, tiers.c18 + bs + 1 + dl, 1);
-                    }
-                    if pa.float_2 == Float::Down {
-                        layout.add(&mut sub, tiers.c18 + 2 * bs + 1 + dl, 1);
-                    }
-                    if pb.float_2 == Float::Up {
-                        layout.add(&mut sub, tiers.c18 + 3 * bs + 1 + dl, 1);
-                    }
+                    layout.add_pow(&mut sub, tiers.ex_out, low as u32);
                     w -= sub;
+                } else {
+                    layout.add_pow(&mut w, tiers.ex_in, (bracket_len - low) as u32);
                 }
-                for (xp, p) in [(xa, a), (xb, b)] {
-                    if is_mdp[xp] {
-                        let k = mdps.iter().position(|&m| m == p).unwrap_or(0);
-                        layout.add_pow(&mut w, mdp_s1, (mdps.len() - k) as u32);
+                layout.add(&mut w, tiers.ex_sum, (bracket_len - low) as u64);
+                let high = ra.max(rb);
+                let natural = low + s1_len;
+                layout.add(
+                    &mut w,
+                    tiers.hint,
+                    (bracket_len - high.abs_diff(natural).min(bracket_len)) as u64,
+                );
+            }
+            layout.add(&mut w, tiers.c6, 1);
+            // Penalty tiers: a pair of the bracket starts from 2 and loses one per violation
+            // (C6 above fixes how many such pairs there are).
+            for t in [
+                tiers.c10, tiers.c11, tiers.c12, tiers.c13, tiers.c15, tiers.c17,
+            ] {
+                layout.add(&mut w, t, 2);
+            }
+            for k in 0..(4 * (tiers.diff_levels + 1)) {
+                if k % (tiers.diff_levels + 1) != 0 {
+                    layout.add(&mut w, tiers.c18 + k, 2);
+                }
+            }
+            for p in [pa, pb] {
+                let l = plan
+                    .b_levels
+                    .iter()
+                    .position(|&s| s == p.score)
+                    .unwrap_or(0);
+                layout.add(&mut w, tiers.c7 + l, 1);
+            }
+            let v = self.colour_violations(a, b);
+            let mut sub = Wide::<L>::ZERO;
+            layout.add(&mut sub, tiers.c10, v[0]);
+            layout.add(&mut sub, tiers.c11, v[1]);
+            layout.add(&mut sub, tiers.c12, v[2]);
+            layout.add(&mut sub, tiers.c13, v[3]);
+            w -= sub;
+            // C14/C16: resident downfloaters with a downfloat 1 or 2 rounds ago (reward
+            // pairing them here).
+            for (i, p) in [(a, pa), (b, pb)] {
+                if !is_mdp[i] {
+                    if p.float_1 == Float::Down {
+                        layout.add(&mut w, tiers.c14, 1);
+                    }
+                    if p.float_2 == Float::Down {
+                        layout.add(&mut w, tiers.c16, 1);
                     }
                 }
-                // C18/C20: MDPs with a downfloat 1 or 2 rounds ago, paired here.
+            }
+            if pa.score > pb.score {
+                let mut sub = Wide::<L>::ZERO;
+                // C15/C17: the MDP's opponent with an upfloat 1 or 2 rounds ago.
+                if pb.float_1 == Float::Up {
+                    layout.add(&mut sub, tiers.c15, 1);
+                }
+                if pb.float_2 == Float::Up {
+                    layout.add(&mut sub, tiers.c17, 1);
+                }
+                // C18-C21 by score difference, largest first.
+                let d = pa.score.0 - pb.score.0;
+                let dl = plan.diffs.iter().position(|&x| x == d).unwrap_or(0);
                 let bs = tiers.diff_levels + 1;
-                for (xp, p) in [(xa, pa), (xb, pb)] {
-                    if is_mdp[xp] {
-                        if p.float_1 == Float::Down {
-                            layout.add(&mut w, tiers.c18, 1);
-                        }
-                        if p.float_2 == Float::Down {
-                            layout.add(&mut w, tiers.c18 + 2 * bs, 1);
-                        }
-                    }
+                if pa.float_1 == Float::Down {
+                    layout.add(&mut sub, tiers.c18 + 1 + dl, 1);
                 }
-            } else {
-                // C8: pairs of the next bracket (downfloaters of this one with its residents,
-                // or its residents among themselves).
-                let next_pair = (in_bracket[xa] || in_next[xa]) && (in_bracket[xb] || in_next[xb]);
-                if next_pair {
-                    layout.add(&mut w, tiers.c8_pairs, 1);
-                    for p in [pa, pb] {
-                        let l = n_levels.iter().position(|&s| s == p.score).unwrap_or(0);
-                        layout.add(&mut w, tiers.c8 + l, 1);
+                if pb.float_1 == Float::Up {
+                    layout.add(&mut sub, tiers.c18 + bs + 1 + dl, 1);
+                }
+                if pa.float_2 == Float::Down {
+                    layout.add(&mut sub, tiers.c18 + 2 * bs + 1 + dl, 1);
+                }
+                if pb.float_2 == Float::Up {
+                    layout.add(&mut sub, tiers.c18 + 3 * bs + 1 + dl, 1);
+                }
+                w -= sub;
+            }
+            for i in [a, b] {
+                if is_mdp[i] {
+                    let k = plan.mdp_rank[i];
+                    layout.add_pow(&mut w, tiers.mdp_s1, (ctx.mdps.len() - k) as u32);
+                }
+            }
+            // C18/C20: MDPs with a downfloat 1 or 2 rounds ago, paired here.
+            let bs = tiers.diff_levels + 1;
+            for (i, p) in [(a, pa), (b, pb)] {
+                if is_mdp[i] {
+                    if p.float_1 == Float::Down {
+                        layout.add(&mut w, tiers.c18, 1);
+                    }
+                    if p.float_2 == Float::Down {
+                        layout.add(&mut w, tiers.c18 + 2 * bs, 1);
                     }
                 }
             }
-            Some(w)
-        };
-        let _ = s0;
+        } else {
+            // C8: pairs of the next bracket (downfloaters of this one with its residents,
+            // or its residents among themselves).
+            let next_pair = (in_bracket[a] || in_next[a]) && (in_bracket[b] || in_next[b]);
+            if next_pair {
+                layout.add(&mut w, tiers.c8_pairs, 1);
+                for p in [pa, pb] {
+                    let l = plan
+                        .n_levels
+                        .iter()
+                        .position(|&s| s == p.score)
+                        .unwrap_or(0);
+                    layout.add(&mut w, tiers.c8 + l, 1);
+                }
+            }
+        }
+        Some(w)
+    }
 
-        // The graph over all remaining players, for a given remainder numbering.
-        let build = |rem: &[Option<usize>], s1_len: usize, c9_on: bool| -> Vec<Edge<L>> {
-            let mut edges: Vec<Edge<L>> = Vec::new();
-            for x in 0..nrem {
-                for y in x + 1..nrem {
-                    if let Some(w) = weight(x, y, rem, s1_len, c9_on) {
-                        edges.push((x, y, w));
-                    }
-                }
-                if odd && let Some(w) = weight(x, BYE_SENTINEL, rem, s1_len, c9_on) {
-                    edges.push((x, bye_v, w));
-                }
-            }
-            edges
+    fn pair_bracket_in<const L: usize>(
+        &self,
+        ctx: &Bracket,
+        plan: &Plan,
+        store: &mut Store,
+    ) -> Result<BracketResult, EngineError> {
+        let dm = store.take::<L>().ok_or(EngineError::NoValidPairing)?;
+        let mut search = Search {
+            dm,
+            best4: Wide::<L>::ZERO,
+            hint_bits: plan.layout.hint_bits,
         };
-        let no_rem = vec![None; nrem];
+        let result = self.pair_bracket_with(ctx, plan, &mut search);
+        store.put(search.dm);
+        result
+    }
+
+    fn pair_bracket_with<const L: usize>(
+        &self,
+        ctx: &Bracket,
+        plan: &Plan,
+        search: &mut Search<L>,
+    ) -> Result<BracketResult, EngineError> {
+        let n = self.players.len();
+        let (remaining, bracket, mdps) = (ctx.remaining, ctx.bracket, ctx.mdps);
+        let in_bracket = ctx.in_bracket;
+        let odd = remaining.len() % 2 == 1;
+        // The players whose edges weigh something: the bracket and the next one.
+        let weighted: Vec<usize> = remaining
+            .iter()
+            .copied()
+            .filter(|&i| in_bracket[i] || plan.in_next[i])
+            .collect();
+        let install = |search: &mut Search<L>,
+                       rem: &[Option<usize>],
+                       s1_len: usize,
+                       c9_on: bool|
+         -> Result<(), EngineError> {
+            search.dm.set_weights(
+                &weighted,
+                &|x, y| {
+                    self.weight::<L>(ctx, plan, weighted[x], weighted[y], rem, s1_len, c9_on)
+                        .unwrap_or(Wide::<L>::ZERO)
+                },
+                &|v| {
+                    self.weight::<L>(ctx, plan, v, BYE_SENTINEL, rem, s1_len, c9_on)
+                        .unwrap_or(Wide::<L>::ZERO)
+                },
+            );
+            if search.resolve() {
+                Ok(())
+            } else {
+                Err(EngineError::NoValidPairing)
+            }
+        };
+        let no_rem = vec![None; n];
         // A homogeneous bracket is its own remainder: guess that it pairs all but at most one
         // player (S1 = its first half) and solve once; solve again only when the guess is wrong.
-        let bracket_rem: Vec<Option<usize>> = (0..nrem)
-            .map(|x| bracket.iter().position(|&b| b == remaining[x]))
-            .collect();
+        let mut bracket_rem: Vec<Option<usize>> = vec![None; n];
+        for (k, &i) in bracket.iter().enumerate() {
+            bracket_rem[i] = Some(k);
+        }
         let guess = mdps.is_empty().then_some(bracket.len() / 2);
         let guess_c9 = odd && bracket.len() % 2 == 1;
-        let mut search = Search {
-            edges: match guess {
-                Some(p) => build(&bracket_rem, p, guess_c9),
-                None => build(&no_rem, 0, false),
-            },
-            index: HashMap::new(),
-            nv,
-            removed: vec![false; nv],
-            mate: Vec::new(),
-            best: Wide::<L>::ZERO,
-            solved: None,
-            hint_bits: layout.hint_bits,
-        };
-        search.resolve();
+        match guess {
+            Some(p) => install(search, &bracket_rem, p, guess_c9)?,
+            None => install(search, &no_rem, 0, false)?,
+        }
         // C6 fixes how many players float down; when exactly one does and the round has a bye,
         // C9 applies to this bracket.
-        let paired_here = (0..nrem)
-            .filter(|&x| in_bracket[x] && search.mate[x].is_some_and(|y| y < nrem && in_bracket[y]))
+        let paired_here = bracket
+            .iter()
+            .filter(|&&i| search.dm.mate(i).is_some_and(|j| j < n && in_bracket[j]))
             .count();
         let c9_on = odd && bracket.len() - paired_here == 1;
         let guessed_right = guess == Some(paired_here / 2) && c9_on == guess_c9;
         if !guessed_right && (c9_on || guess.is_some()) {
-            search.edges = build(&no_rem, 0, c9_on);
-            search.resolve();
+            install(search, &no_rem, 0, c9_on)?;
         }
 
-        let pos = |p: usize| remaining.iter().position(|&r| r == p).unwrap_or(0);
         let mut fixed: Vec<(usize, usize)> = Vec::new();
-        let mut done: Vec<bool> = vec![false; nrem];
+        let mut done: Vec<bool> = vec![false; n];
 
         // Heterogeneous bracket: S1 = the MDPs, S2 = the residents, in transposition order
         // (each MDP from the top takes the first resident that keeps the optimum).
-        let order: Vec<usize> = bracket.to_vec();
-        let resident_list: Vec<usize> = order
+        let resident_list: Vec<usize> = bracket
             .iter()
             .copied()
-            .filter(|i| !mdps.contains(i))
+            .filter(|&i| !ctx.is_mdp[i])
             .collect();
-        for &p in order.iter().filter(|i| mdps.contains(i)) {
-            let xp = pos(p);
-            let mut cands: Vec<usize> = resident_list.clone();
-            cands.extend(
-                order
-                    .iter()
-                    .copied()
-                    .filter(|&q| mdps.contains(&q) && q > p),
-            );
+        for &p in mdps {
+            let cands = resident_list
+                .iter()
+                .copied()
+                .chain(mdps.iter().copied().filter(|&q| q > p));
             for q in cands {
-                let xq = pos(q);
-                if done[xq] || done[xp] {
+                if done[q] || done[p] {
                     continue;
                 }
-                if search.try_fix(xp, xq) {
-                    done[xp] = true;
-                    done[xq] = true;
+                if search.try_fix(p, q, self.compatible(p, q)) {
+                    done[p] = true;
+                    done[q] = true;
                     fixed.push((p, q));
                 }
             }
@@ -759,130 +823,162 @@ impl Engine {
         let rem_players: Vec<usize> = resident_list
             .iter()
             .copied()
-            .filter(|&i| !done[pos(i)])
+            .filter(|&i| !done[i])
             .collect();
         let pairs_in_rem = rem_players
             .iter()
             .filter(|&&i| {
-                let xi = pos(i);
-                search.mate[xi].is_some_and(|xj| xj < nrem && in_bracket[xj] && !done[xj])
+                search
+                    .dm
+                    .mate(i)
+                    .is_some_and(|j| j < n && in_bracket[j] && !done[j])
             })
             .count()
             / 2;
         if !rem_players.is_empty() {
             if !guessed_right {
-                let mut rem = vec![None; nrem];
+                let mut rem = vec![None; n];
                 for (k, &i) in rem_players.iter().enumerate() {
-                    rem[pos(i)] = Some(k);
+                    rem[i] = Some(k);
                 }
-                search.edges = build(&rem, pairs_in_rem, c9_on);
-                search.resolve();
+                install(search, &rem, pairs_in_rem, c9_on)?;
             }
             for (k, &p) in rem_players.iter().enumerate() {
-                let xp = pos(p);
-                if done[xp] {
+                if done[p] {
                     continue;
                 }
                 for &q in &rem_players[k + 1..] {
-                    let xq = pos(q);
-                    if done[xq] {
+                    if done[q] {
                         continue;
                     }
-                    if search.try_fix(xp, xq) {
-                        done[xp] = true;
-                        done[xq] = true;
+                    if search.try_fix(p, q, self.compatible(p, q)) {
+                        done[p] = true;
+                        done[q] = true;
                         fixed.push((p, q));
                         break;
                     }
                 }
             }
         }
-        let unpaired: Vec<usize> = bracket.iter().copied().filter(|&i| !done[pos(i)]).collect();
+        let unpaired: Vec<usize> = bracket.iter().copied().filter(|&i| !done[i]).collect();
         Ok((fixed, unpaired))
     }
 }
 
-/// The optimum of the current bracket's graph with some players already fixed, and the checks
+/// What one bracket is paired from.
+struct Bracket<'a> {
+    remaining: &'a [usize],
+    bracket: &'a [usize],
+    mdps: &'a [usize],
+    next: &'a [usize],
+    in_bracket: &'a [bool],
+    is_mdp: &'a [bool],
+    bye_eligible: &'a dyn Fn(usize) -> bool,
+}
+
+/// A bracket's weight layout and the lookups its weights need.
+struct Plan {
+    layout: Layout,
+    tiers: Tiers,
+    b_levels: Vec<HalfPoints>,
+    n_levels: Vec<HalfPoints>,
+    diffs: Vec<u32>,
+    max_unplayed: u64,
+    /// The position of each MDP among the MDPs.
+    mdp_rank: Vec<usize>,
+    in_next: Vec<bool>,
+    /// Each player's score level (0 = highest).
+    level_of: Vec<u64>,
+}
+
+/// The round's matcher between brackets, in the width the brackets so far needed (a bracket
+/// that needs more widens it; it never narrows).
+struct Store {
+    width: usize,
+    inner: Option<Box<dyn Any>>,
+}
+
+impl Store {
+    fn new(dm: Dynamic<2>) -> Store {
+        Store {
+            width: 2,
+            inner: Some(Box::new(dm)),
+        }
+    }
+
+    fn take<const L: usize>(&mut self) -> Option<Dynamic<L>> {
+        let b = self.inner.take()?;
+        match self.width {
+            2 => b.downcast::<Dynamic<2>>().ok().map(|d| d.convert::<L>()),
+            4 => b.downcast::<Dynamic<4>>().ok().map(|d| d.convert::<L>()),
+            6 => b.downcast::<Dynamic<6>>().ok().map(|d| d.convert::<L>()),
+            _ => b.downcast::<Dynamic<8>>().ok().map(|d| d.convert::<L>()),
+        }
+    }
+
+    fn put<const L: usize>(&mut self, dm: Dynamic<L>) {
+        self.width = L;
+        self.inner = Some(Box::new(dm));
+    }
+}
+
+/// The optimum of the current bracket's weights with some pairs already fixed, and the checks
 /// of Art. 4's order against it.
 struct Search<const L: usize> {
-    edges: Vec<Edge<L>>,
-    index: HashMap<(usize, usize), Wide<L>>,
-    nv: usize,
-    removed: Vec<bool>,
-    mate: Vec<Option<usize>>,
-    best: Wide<L>,
-    solved: Option<Solved<L>>,
+    dm: Dynamic<L>,
+    /// Four times the optimum's weight.
+    best4: Wide<L>,
     /// The lowest bits of a weight that are a hint, not a criterion.
     hint_bits: u32,
 }
 
 impl<const L: usize> Search<L> {
-    fn solve(&self) -> (Solved<L>, Wide<L>) {
-        let sub: Vec<Edge<L>> = self
-            .edges
-            .iter()
-            .copied()
-            .filter(|&(i, j, _)| !self.removed[i] && !self.removed[j])
-            .collect();
-        let solved = solve(self.nv, &sub);
-        let mut sum = Wide::<L>::ZERO;
-        for &(i, j, w) in &sub {
-            if solved.mate[i] == Some(j) {
-                sum += w;
+    /// Re-solves after a change; false when no complete pairing is left.
+    fn resolve(&mut self) -> bool {
+        if !self.dm.solve() {
+            return false;
+        }
+        // Keep the duals far from the width's limits: start again from scratch if they grew.
+        if self.dm.max_dual().shr(Wide::<L>::BITS + 12) != Wide::<L>::ZERO {
+            self.dm.restart();
+            if !self.dm.solve() {
+                return false;
             }
         }
-        (solved, sum)
-    }
-
-    fn resolve(&mut self) {
-        self.index = self
-            .edges
-            .iter()
-            .map(|&(i, j, w)| ((i.min(j), i.max(j)), w))
-            .collect();
-        let (solved, best) = self.solve();
-        self.mate = solved.mate.clone();
-        self.best = best;
-        self.solved = Some(solved);
-    }
-
-    fn weight(&self, x: usize, y: usize) -> Option<Wide<L>> {
-        self.index.get(&(x.min(y), x.max(y))).copied()
+        self.best4 = self.dm.total4();
+        true
     }
 
     /// Fixes the pair (x, y) if an optimal matching contains it.
-    fn try_fix(&mut self, x: usize, y: usize) -> bool {
-        let Some(w) = self.weight(x, y) else {
+    fn try_fix(&mut self, x: usize, y: usize, compatible: bool) -> bool {
+        if !compatible {
             return false;
-        };
-        if self.mate[x] == Some(y) {
-            self.removed[x] = true;
-            self.removed[y] = true;
-            self.best -= w;
+        }
+        let w4 = self.dm.pair_w4(x, y);
+        let h = self.hint_bits + 2;
+        if self.dm.mate(x) == Some(y) {
+            self.dm.remove_pair(x, y);
+            let before = self.best4;
+            if self.resolve() {
+                self.best4 = before - w4;
+                return true;
+            }
+            return false;
+        }
+        // A positive reduced cost under the optimal duals proves the pair is in no optimal
+        // matching (the duals stay feasible when fixed pairs are removed).
+        let slack4 = self.best4 - self.best4.shr(h).shl(h);
+        if self.dm.reduced_cost4(x, y) > slack4 {
+            return false;
+        }
+        let saved = self.dm.save();
+        let before = self.best4;
+        self.dm.remove_pair(x, y);
+        if self.resolve() && (self.best4 + w4).shr(h) == before.shr(h) {
             return true;
         }
-        // A positive reduced cost under the last optimal duals proves the pair is in no
-        // optimal matching (the duals stay feasible when fixed pairs are removed).
-        let slack = self.best - self.best.shr(self.hint_bits).shl(self.hint_bits);
-        if let Some(s) = &self.solved
-            && s.reduced_cost(x, y, w) > slack.shl(2)
-        {
-            return false;
-        }
-        self.removed[x] = true;
-        self.removed[y] = true;
-        let (solved, rest) = self.solve();
-        if (rest + w).shr(self.hint_bits) == self.best.shr(self.hint_bits) {
-            self.mate = solved.mate.clone();
-            self.mate[x] = Some(y);
-            self.mate[y] = Some(x);
-            self.best = rest;
-            self.solved = Some(solved);
-            true
-        } else {
-            self.removed[x] = false;
-            self.removed[y] = false;
-            false
-        }
+        self.dm.restore(saved);
+        self.best4 = before;
+        false
     }
 }

@@ -29,9 +29,38 @@
 //! the optimum is still reachable (one matching per check). C1 and C3 are hard: incompatible
 //! pairs have no edge; C2 (no second bye) removes the bye edge.
 //!
-//! Weights are exact integers of 128, 256 or 512 bits (the narrowest that holds the bracket's
-//! digits); the matching is Edmonds' blossom algorithm in its O(n³) primal-dual form. A candidate
-//! pair whose reduced cost under the optimal duals is positive is rejected without re-solving.
+//! Weights are exact integers of 128, 256, 384 or 512 bits (the narrowest that holds the
+//! bracket's digits, tiers that do not fit into 512 bits being dropped lowest first).
+//!
+//! ## One matching per round, re-solved where it stands
+//!
+//! The matching is a maximum-weight *perfect* matching (every player is paired, one with the bye
+//! vertex when their number is odd), Edmonds' blossom algorithm in its primal-dual form, and one
+//! instance of it (`dynamic.rs`) lives for the whole round: its graph (who may meet whom, who may
+//! get the bye) is built once; only the weights and the set of players still to pair change.
+//!
+//! - Since every matching it considers is complete, the cardinality digit is the same for all
+//!   of them and is left out: the edges of a player below the next bracket weigh zero, and a
+//!   bracket's weights are a dense matrix over the bracket and the next one plus one weight per
+//!   bye edge. Moving to the next bracket (or renumbering a remainder) changes only those.
+//! - A weight change keeps the dual solution feasible and the matched edges tight: blossoms
+//!   around a changed vertex are dissolved (their dual spread onto their vertices), the changed
+//!   vertices get the smallest duals that keep their edges feasible and keep their partner only
+//!   when that edge is still tight. The solve then re-augments just the vertices this freed.
+//! - A check of Art. 4's order (does some optimum pair x with y?) first asks the optimal duals:
+//!   a pair already matched is accepted at once, a pair with a reduced cost beyond the hint's
+//!   slack is rejected at once. Otherwise x and y are taken out (their blossoms dissolved, their
+//!   partners freed), the rest re-solved from there and compared with the optimum; a failed
+//!   check restores the saved state.
+//! - Without a lower bound on the duals (perfect matching), free vertices may have different
+//!   duals; they are made even before every stage (weights are multiples of four), so every
+//!   dual change stays an integer. After an augmentation a stage goes on with the trees that did
+//!   not take part, as long as tight edges let them grow.
+//! - The width grows with the brackets that need it (never narrows within a round); duals that
+//!   come near the width's limit trigger a fresh solve.
+//!
+//! So a round costs one maximum matching on a fixed graph plus a few re-augmentations per
+//! bracket and per check, not one matching from scratch per check.
 //!
 //! ## Conventions shared with bbpPairings
 //!
@@ -48,8 +77,8 @@
 //! The `XXC rank` option (pairing numbers from the rank column), JaVaFo's `XXA` acceleration
 //! records (the TRF-2026 `250` record is read), team events.
 
+mod dynamic;
 mod engine;
-mod matching;
 mod state;
 mod wide;
 

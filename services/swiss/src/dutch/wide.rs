@@ -31,6 +31,27 @@ impl<const L: usize> Wide<L> {
         Wide(w)
     }
 
+    /// The limbs, least significant first.
+    pub fn limbs(&self) -> &[u64] {
+        &self.0
+    }
+
+    /// From limbs, least significant first: sign-extended when fewer than `L`, truncated when
+    /// more (the value must fit).
+    pub fn from_limbs(limbs: &[u64]) -> Wide<L> {
+        let negative = limbs.last().is_some_and(|&l| l >> 63 == 1);
+        let mut w = [if negative { u64::MAX } else { 0 }; L];
+        for (o, &l) in w.iter_mut().zip(limbs) {
+            *o = l;
+        }
+        Wide(w)
+    }
+
+    /// Whether the value is odd.
+    pub fn is_odd(&self) -> bool {
+        self.0[0] & 1 == 1
+    }
+
     fn is_negative(&self) -> bool {
         self.0[L - 1] >> 63 == 1
     }
