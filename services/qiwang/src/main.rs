@@ -177,14 +177,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 let metrics = suite.metrics_addr.map(|a| a.to_string()).unwrap_or_default();
                 println!("  metrics  http://{metrics}/metrics   (Prometheus text format)");
                 println!("  token    cargo run -- token --role organizer --sub me   (then: authorization: Bearer <token>)");
+                let stop = shutdown_signal();
                 println!("Ctrl-C stops it gracefully.");
-                suite.run_until(shutdown_signal()).await?;
+                suite.run_until(stop).await?;
             }
             Command::Serve { component } => {
                 let plan = Plan { components: vec![component], migrate_on_start: false };
+                let stop = shutdown_signal();
                 let suite = qiwang::start(&settings, &plan).await?;
                 tracing::info!(?component, grpc = ?suite.grpc_addr, gateway = ?suite.gateway_addr, "serving");
-                suite.run_until(shutdown_signal()).await?;
+                suite.run_until(stop).await?;
             }
             Command::Migrate { action } => {
                 let db = qiwang_infra::db::connect(&settings.database_url()).await.context("connecting to the database")?;
@@ -228,25 +230,38 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Ctrl-C or SIGTERM. The handlers are installed when this is called, not when the future is
+/// first polled: a SIGTERM that arrives right after the banner is printed must stop the suite
+/// gracefully, not kill it.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let (interrupt, terminate) = {
+        use tokio::signal::unix::{SignalKind, signal};
+        (
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+        )
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
+    async move {
+        #[cfg(unix)]
+        {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(interrupt) => {},
+                () = wait(terminate) => {},
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
