@@ -75,6 +75,8 @@ pub struct Dynamic<const L: usize> {
     bye_vertex: usize,
     edges: Vec<(u32, u32)>,
     neighbend: Vec<Vec<u32>>,
+    /// The vertex at the other end of each `neighbend` entry.
+    nbv: Vec<Vec<u32>>,
     weights: Weights<L>,
     removed: Vec<bool>,
     mate: Vec<usize>,
@@ -86,11 +88,14 @@ pub struct Dynamic<const L: usize> {
     blossombase: Vec<usize>,
     blossomendps: Vec<Vec<usize>>,
     bestedge: Vec<usize>,
+    /// The slack of `bestedge`, valid while `bestepoch` is the current `epoch` (the duals
+    /// change only between epochs).
+    bestslack: Vec<Wide<L>>,
+    bestepoch: Vec<u32>,
+    epoch: u32,
     blossombestedges: Vec<Option<Vec<usize>>>,
     unusedblossoms: Vec<usize>,
     dualvar: Vec<Wide<L>>,
-    allowedge: Vec<bool>,
-    allowed: Vec<usize>,
     queue: Vec<usize>,
     /// The root of the alternating tree of each labelled top-level blossom or vertex, and the
     /// trees that augmented in the current stage.
@@ -121,11 +126,14 @@ impl<const L: usize> Dynamic<L> {
         let bye_vertex = if with_bye { players } else { NONE };
         let mut edges: Vec<(u32, u32)> = Vec::new();
         let mut neighbend: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut nbv: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut push = |i: usize, j: usize, edges: &mut Vec<(u32, u32)>| {
             let k = edges.len();
             edges.push((i as u32, j as u32));
             neighbend[i].push((2 * k + 1) as u32);
             neighbend[j].push((2 * k) as u32);
+            nbv[i].push(j as u32);
+            nbv[j].push(i as u32);
         };
         for i in 0..players {
             for j in i + 1..players {
@@ -137,12 +145,12 @@ impl<const L: usize> Dynamic<L> {
                 push(i, players, &mut edges);
             }
         }
-        let nedge = edges.len();
         let mut d = Dynamic {
             n,
             bye_vertex,
             edges,
             neighbend,
+            nbv,
             weights: Weights {
                 map: vec![UNMAPPED; n],
                 len: 0,
@@ -159,11 +167,12 @@ impl<const L: usize> Dynamic<L> {
             blossombase: (0..n).chain(std::iter::repeat_n(NONE, n)).collect(),
             blossomendps: vec![Vec::new(); 2 * n],
             bestedge: vec![NONE; 2 * n],
+            bestslack: vec![Wide::<L>::ZERO; 2 * n],
+            bestepoch: vec![u32::MAX; 2 * n],
+            epoch: 0,
             blossombestedges: vec![None; 2 * n],
             unusedblossoms: (n..2 * n).collect(),
             dualvar: vec![Wide::<L>::ZERO; 2 * n],
-            allowedge: vec![false; nedge],
-            allowed: Vec::new(),
             queue: Vec::new(),
             tree: vec![NONE; 2 * n],
             dead: vec![false; n],
@@ -195,6 +204,7 @@ impl<const L: usize> Dynamic<L> {
             bye_vertex: self.bye_vertex,
             edges: self.edges,
             neighbend: self.neighbend,
+            nbv: self.nbv,
             weights: Weights {
                 map: self.weights.map,
                 len: self.weights.len,
@@ -211,11 +221,12 @@ impl<const L: usize> Dynamic<L> {
             blossombase: self.blossombase,
             blossomendps: self.blossomendps,
             bestedge: self.bestedge,
+            bestslack: cw(self.bestslack),
+            bestepoch: vec![u32::MAX; 2 * self.n],
+            epoch: 0,
             blossombestedges: self.blossombestedges,
             unusedblossoms: self.unusedblossoms,
             dualvar: cw(self.dualvar),
-            allowedge: self.allowedge,
-            allowed: self.allowed,
             queue: self.queue,
             tree: self.tree,
             dead: self.dead,
@@ -236,6 +247,28 @@ impl<const L: usize> Dynamic<L> {
     fn w4(&self, k: usize) -> Wide<L> {
         let (i, j) = self.edges[k];
         self.weights.get(i as usize, j as usize, self.bye_vertex)
+    }
+
+    fn next_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == u32::MAX {
+            self.epoch = 0;
+            self.bestepoch.fill(u32::MAX);
+        }
+    }
+
+    fn best_slack(&mut self, x: usize) -> Wide<L> {
+        if self.bestepoch[x] != self.epoch {
+            self.bestslack[x] = self.slack(self.bestedge[x]);
+            self.bestepoch[x] = self.epoch;
+        }
+        self.bestslack[x]
+    }
+
+    fn set_best(&mut self, x: usize, k: usize, slack: Wide<L>) {
+        self.bestedge[x] = k;
+        self.bestslack[x] = slack;
+        self.bestepoch[x] = self.epoch;
     }
 
     fn slack(&self, k: usize) -> Wide<L> {
@@ -582,13 +615,6 @@ impl<const L: usize> Dynamic<L> {
         base
     }
 
-    fn allow(&mut self, k: usize) {
-        if !self.allowedge[k] {
-            self.allowedge[k] = true;
-            self.allowed.push(k);
-        }
-    }
-
     fn add_blossom(&mut self, base: usize, k: usize) {
         let (v, w) = self.edges[k];
         let (mut v, mut w) = (v as usize, w as usize);
@@ -669,6 +695,7 @@ impl<const L: usize> Dynamic<L> {
         }
         self.blossombestedges[b] = Some(list);
         self.bestedge[b] = best;
+        self.bestepoch[b] = u32::MAX;
     }
 
     fn expand_blossom(&mut self, b: usize, endstage: bool) {
@@ -705,10 +732,8 @@ impl<const L: usize> Dynamic<L> {
                 let e = self.endpoint(q);
                 self.label[e] = 0;
                 self.assign_label(self.endpoint(p ^ 1), 2, p, self.tree[b]);
-                self.allow(endps[wrap(j - endptrick as isize, len)] / 2);
                 j += jstep;
                 p = endps[wrap(j - endptrick as isize, len)] ^ endptrick;
-                self.allow(p / 2);
                 j += jstep;
             }
             let bv = childs[wrap(j, len)];
@@ -838,7 +863,7 @@ impl<const L: usize> Dynamic<L> {
                 }
             }
         }
-        loop {
+        'stages: loop {
             // Every free vertex roots an alternating tree. Their duals must all have the same
             // parity (weights are multiples of four) for every dual change to be an integer: a
             // free vertex with an odd dual is raised by one, which keeps the duals feasible
@@ -863,11 +888,9 @@ impl<const L: usize> Dynamic<L> {
             }
             self.label.fill(0);
             self.bestedge.fill(NONE);
+            self.next_epoch();
             for b in n..2 * n {
                 self.blossombestedges[b] = None;
-            }
-            for k in std::mem::take(&mut self.allowed) {
-                self.allowedge[k] = false;
             }
             self.queue.clear();
             self.roots.clear();
@@ -892,7 +915,7 @@ impl<const L: usize> Dynamic<L> {
                     for idx in 0..self.neighbend[v].len() {
                         let p = self.neighbend[v][idx] as usize;
                         let k = p / 2;
-                        let w = self.endpoint(p);
+                        let w = self.nbv[v][idx] as usize;
                         let bw = self.inblossom[w];
                         if self.removed[w] || self.inblossom[v] == bw {
                             continue;
@@ -900,14 +923,11 @@ impl<const L: usize> Dynamic<L> {
                         if self.label[bw] != 0 && self.dead[self.tree[bw]] {
                             continue;
                         }
-                        let mut kslack = Wide::<L>::ZERO;
-                        if !self.allowedge[k] {
-                            kslack = self.slack(k);
-                            if kslack <= Wide::<L>::ZERO {
-                                self.allow(k);
-                            }
-                        }
-                        if self.allowedge[k] {
+                        // Edges inside blossoms are skipped above, so the vertex duals give
+                        // the slack; tight edges are the ones the forest may use.
+                        let kslack = self.dualvar[v] + self.dualvar[w]
+                            - self.weights.get(v.min(w), v.max(w), self.bye_vertex);
+                        if kslack <= Wide::<L>::ZERO {
                             if self.label[bw] == 0 {
                                 if self.mate[self.blossombase[bw]] == NONE {
                                     // Another free vertex: an augmenting path.
@@ -937,13 +957,13 @@ impl<const L: usize> Dynamic<L> {
                             }
                         } else if self.label[bw] == 1 {
                             let b = self.inblossom[v];
-                            if self.bestedge[b] == NONE || kslack < self.slack(self.bestedge[b]) {
-                                self.bestedge[b] = k;
+                            if self.bestedge[b] == NONE || kslack < self.best_slack(b) {
+                                self.set_best(b, k, kslack);
                             }
                         } else if self.label[w] == 0
-                            && (self.bestedge[w] == NONE || kslack < self.slack(self.bestedge[w]))
+                            && (self.bestedge[w] == NONE || kslack < self.best_slack(w))
                         {
-                            self.bestedge[w] = k;
+                            self.set_best(w, k, kslack);
                         }
                     }
                 }
@@ -996,6 +1016,7 @@ impl<const L: usize> Dynamic<L> {
                     // The forest cannot grow: no perfect matching.
                     return false;
                 };
+                self.next_epoch();
                 for v in 0..n {
                     match self.label[self.inblossom[v]] {
                         1 => self.dualvar[v] -= delta,
@@ -1012,9 +1033,14 @@ impl<const L: usize> Dynamic<L> {
                         }
                     }
                 }
+                if deltatype != 4 && self.slack(deltaedge) != Wide::<L>::ZERO {
+                    // Cannot happen while the roots' duals share their parity; should it,
+                    // start again from scratch rather than use an edge that is not tight.
+                    self.restart();
+                    continue 'stages;
+                }
                 match deltatype {
                     2 => {
-                        self.allow(deltaedge);
                         let (i, j) = self.edges[deltaedge];
                         let (mut i, j) = (i as usize, j as usize);
                         if self.label[self.inblossom[i]] == 0 {
@@ -1023,7 +1049,6 @@ impl<const L: usize> Dynamic<L> {
                         self.queue.push(i);
                     }
                     3 => {
-                        self.allow(deltaedge);
                         let (i, _) = self.edges[deltaedge];
                         self.queue.push(i as usize);
                     }
