@@ -77,6 +77,8 @@ pub struct Dynamic<const L: usize> {
     neighbend: Vec<Vec<u32>>,
     /// The vertex at the other end of each `neighbend` entry.
     nbv: Vec<Vec<u32>>,
+    /// How many vertices had been taken out when the lists were last pruned.
+    pruned: usize,
     weights: Weights<L>,
     removed: Vec<bool>,
     mate: Vec<usize>,
@@ -151,6 +153,7 @@ impl<const L: usize> Dynamic<L> {
             edges,
             neighbend,
             nbv,
+            pruned: 0,
             weights: Weights {
                 map: vec![UNMAPPED; n],
                 len: 0,
@@ -205,6 +208,7 @@ impl<const L: usize> Dynamic<L> {
             edges: self.edges,
             neighbend: self.neighbend,
             nbv: self.nbv,
+            pruned: self.pruned,
             weights: Weights {
                 map: self.weights.map,
                 len: self.weights.len,
@@ -470,6 +474,7 @@ impl<const L: usize> Dynamic<L> {
         bye: &dyn Fn(usize) -> Wide<L>,
     ) {
         let n = self.n;
+        self.prune();
         let mut map = vec![UNMAPPED; n];
         for (a, &v) in set.iter().enumerate() {
             map[v] = a as u32;
@@ -527,6 +532,35 @@ impl<const L: usize> Dynamic<L> {
             set.push(self.bye_vertex);
         }
         self.reset(&set);
+    }
+
+    /// Drops the vertices taken out of the graph from the neighbour lists once enough of them
+    /// have gone (they are only skipped otherwise). Only between brackets: no saved state may
+    /// bring them back.
+    fn prune(&mut self) {
+        let gone = self.removed.iter().filter(|&&r| r).count();
+        if gone < self.pruned + self.n / 16 + 1 {
+            return;
+        }
+        self.pruned = gone;
+        for v in 0..self.n {
+            if self.removed[v] {
+                self.neighbend[v] = Vec::new();
+                self.nbv[v] = Vec::new();
+                continue;
+            }
+            let (ends, others) = (&mut self.neighbend[v], &mut self.nbv[v]);
+            let mut keep = 0;
+            for i in 0..others.len() {
+                if !self.removed[others[i] as usize] {
+                    ends[keep] = ends[i];
+                    others[keep] = others[i];
+                    keep += 1;
+                }
+            }
+            ends.truncate(keep);
+            others.truncate(keep);
+        }
     }
 
     /// Starts again from scratch (after the duals have grown too large).
