@@ -1272,6 +1272,14 @@ impl FinalEvent {
     }
 }
 
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::rounds_for_clear_winner;
@@ -1283,13 +1291,5 @@ mod tests {
         assert_eq!(rounds_for_clear_winner(3), 2);
         assert_eq!(rounds_for_clear_winner(32), 5);
         assert_eq!(rounds_for_clear_winner(33), 6);
-    }
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
     }
 }

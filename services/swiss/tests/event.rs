@@ -39,7 +39,11 @@ fn apply(event: &mut FinalEvent, fact: Result<Fact, EventError>) -> Fact {
 }
 
 fn join(event: &mut FinalEvent, i: u32, group: &str) {
-    let sex = if i.is_multiple_of(4) { Sex::Female } else { Sex::Male };
+    let sex = if i.is_multiple_of(4) {
+        Sex::Female
+    } else {
+        Sex::Male
+    };
     let fact = event.join(
         &format!("p{i}"),
         &format!("Player {i}"),
