@@ -379,6 +379,119 @@ async fn r_adv_10_xiangqi_2022_ruwei_full_tie_at_place_23_all_advance() {
 }
 
 #[tokio::test]
+async fn r_adv_7_r_adv_8_chess_2015_haixuan_line_ruwei_games_and_points_r_onl_4_long_disconnection_is_an_escape()
+ {
+    for backend in backends() {
+        let s = Setup::new(backend.clone(), "chess-2015").await;
+        let field = names("c", 5);
+        let feeders = names("f", 3);
+        let all: Vec<String> = field.iter().chain(&feeders).cloned().collect();
+        let ids = s.players(&all).await;
+        s.open("haixuan", 1).await;
+        // 海选 (R-ADV-7: 5 points and one counted game advance): c01 3 wins (6), c02 2 wins and a
+        // draw (5, on the line), c03 two wins (4), c04 3 wins (6).
+        let mut t = utc(2015, 8, 2, 2, 0);
+        let mut games = Vec::new();
+        let mut next = |id: &str, a: &str, b: &str, result: q::Result| {
+            let mut g = s.win(id, a, b, t);
+            g.result = result as i32;
+            if result == q::Result::Draw {
+                g.end_reason = q::EndReason::Normal as i32;
+            }
+            t += Duration::minutes(30);
+            g
+        };
+        for (who, wins, draws) in [("c01", 3, 0), ("c02", 2, 1), ("c03", 2, 0), ("c04", 3, 0)] {
+            for k in 0..wins {
+                games.push(next(
+                    &format!("h-{who}-w{k}"),
+                    who,
+                    &feeders[k % 3],
+                    q::Result::FirstWins,
+                ));
+            }
+            for k in 0..draws {
+                games.push(next(
+                    &format!("h-{who}-d{k}"),
+                    who,
+                    &feeders[k % 3],
+                    q::Result::Draw,
+                ));
+            }
+        }
+        // R-ONL-4 (2015): c05 wins on the board but was disconnected 200 s in all (over 180 s):
+        // the game is an escape by c05 (-2), a win for the opponent (+2).
+        let mut long = next("h-c05-dc", "c05", "f01", q::Result::FirstWins);
+        let start = t - Duration::minutes(20);
+        long.first_disconnections = vec![q::Interval {
+            from: ts(start + Duration::minutes(2)),
+            to: ts(start + Duration::minutes(2) + Duration::seconds(200)),
+        }];
+        games.push(long);
+        let summary = s.report_all(games).await;
+        assert_eq!(summary.refused, 0, "{backend}: {summary:?}");
+        let board = s.board("haixuan", 1).await;
+        let c05 = board
+            .rows
+            .iter()
+            .find(|r| r.player_id == ids[4])
+            .expect("c05");
+        assert_eq!((c05.escapes, c05.points), (1, -2), "{backend}: {c05:?}");
+        let cut = s
+            .client()
+            .await
+            .close_period(with_token(&s.org, s.period("haixuan", 1)))
+            .await
+            .expect("close 海选")
+            .into_inner();
+        let advanced: Vec<&str> = cut
+            .rows
+            .iter()
+            .filter(|r| r.advanced)
+            .map(|r| r.player_id.as_str())
+            .collect();
+        let mut expected = vec![ids[0].as_str(), ids[1].as_str(), ids[3].as_str()];
+        expected.sort_unstable();
+        let mut got = advanced.clone();
+        got.sort_unstable();
+        assert_eq!(got, expected, "{backend}: c01, c02 (on the line), c04");
+
+        // 入围 (R-ADV-8: 5 counted games and 6 points, top 120): c01 beats c02 three times and
+        // c04 twice (5 games, 10 points); c02 and c04 fall below the line; c04 has 2 games only.
+        s.open("ruwei", 1).await;
+        let mut t = utc(2015, 10, 4, 2, 0);
+        let mut games = Vec::new();
+        for k in 0..5 {
+            let loser = if k < 3 { "c02" } else { "c04" };
+            games.push(s.win(&format!("r-{k}"), "c01", loser, t));
+            t += Duration::minutes(30);
+        }
+        let summary = s.report_all(games).await;
+        assert_eq!(summary.refused, 0, "{backend}: {summary:?}");
+        let list = s
+            .client()
+            .await
+            .close_period(with_token(&s.org, s.period("ruwei", 1)))
+            .await
+            .expect("close 入围")
+            .into_inner();
+        assert_eq!(list.to_stage, "final", "{backend}");
+        let reasons: Vec<(&str, bool, &str)> = list
+            .rows
+            .iter()
+            .map(|r| (r.player_id.as_str(), r.advanced, r.reason_code.as_str()))
+            .collect();
+        let c01 = reasons.iter().find(|r| r.0 == ids[0]).expect("c01");
+        assert!(c01.1, "{backend}: {reasons:?}");
+        for loser in [&ids[1], &ids[3]] {
+            let row = reasons.iter().find(|r| r.0 == loser.as_str()).expect("row");
+            assert!(!row.1, "{backend}: {reasons:?}");
+        }
+        s.app.stop().await;
+    }
+}
+
+#[tokio::test]
 async fn partner_reports_are_idempotent_and_bad_ones_are_refused_field_by_field() {
     for backend in backends() {
         let s = Setup::new(backend.clone(), "xiangqi-2022").await;
