@@ -1070,6 +1070,135 @@ fn status_of<'r>(round: &'r q::KnockoutRound, player: &str) -> (&'r str, i32) {
         .unwrap_or(("", 0))
 }
 
+/// go-2015's 入围 knockout (R-ADV-3): no draws in Go, an escaper is out, a bye advances; three
+/// rounds take the three seeds to one winner, who heads the frozen list into the final.
+#[tokio::test]
+async fn r_adv_3_go_2015_knockout_no_draws_escape_out_bye_advances_winner_reaches_the_final() {
+    for backend in backends() {
+        let s = Setup::new(backend.clone(), "go-2015").await;
+        let names = names("g", 3);
+        let ids = s.registered(&names).await;
+        let account: std::collections::HashMap<String, String> = ids
+            .iter()
+            .cloned()
+            .zip(names.iter().map(|n| format!("acc-{n}")))
+            .collect();
+        let mut c = s.client().await;
+        for id in &ids {
+            c.add_direct_seed(with_token(
+                &s.org,
+                q::AddDirectSeedRequest {
+                    championship_id: s.championship.clone(),
+                    to_stage: "ruwei".into(),
+                    player_id: id.clone(),
+                    source_index: 0,
+                    reason: "2015 grade tournament".into(),
+                },
+            ))
+            .await
+            .expect("seed");
+        }
+        for p in 1..=4 {
+            s.open("jinji", p).await;
+            c.close_period(with_token(&s.org, s.period("jinji", p)))
+                .await
+                .expect("close 晋级");
+        }
+        let r1 = s.draw("ruwei", 1).await;
+        assert_eq!(
+            r1.pairs.len(),
+            1,
+            "{backend}: three seeds: a pair and a bye"
+        );
+        let (a, b) = (
+            r1.pairs[0].first_mover.clone(),
+            r1.pairs[0].second_mover.clone(),
+        );
+        let t = utc(2015, 10, 3, 2, 0); // 10:00 China time
+        let st = s
+            .knockout_game(
+                1,
+                "k1",
+                (&account[&a], &account[&b]),
+                false,
+                t,
+                q::KnockoutResult::Draw,
+            )
+            .await
+            .expect_err("a Go game has no draw");
+        assert_eq!(st.code(), Code::InvalidArgument, "{backend}: {st:?}");
+        s.knockout_game(
+            1,
+            "k1",
+            (&account[&a], &account[&b]),
+            false,
+            t,
+            q::KnockoutResult::SecondEscaped,
+        )
+        .await
+        .expect("escape");
+        let closed = s.close_round("ruwei", 1).await.expect("close round 1");
+        assert_eq!(status_of(&closed, &b).0, "ESCAPED", "{backend}");
+        assert_eq!(status_of(&closed, &a).0, "OPPONENT_ESCAPED", "{backend}");
+        assert_eq!(status_of(&closed, &r1.bye).0, "BYE", "{backend}");
+
+        let r2 = s.draw("ruwei", 2).await;
+        let mut expected = vec![a.clone(), r1.bye.clone()];
+        expected.sort();
+        assert_eq!(r2.entrants, expected, "{backend}");
+        let p = &r2.pairs[0];
+        s.knockout_game(
+            2,
+            "k2",
+            (&account[&p.first_mover], &account[&p.second_mover]),
+            false,
+            utc(2015, 10, 5, 2, 0),
+            q::KnockoutResult::FirstWins,
+        )
+        .await
+        .expect("round 2 game");
+        s.close_round("ruwei", 2).await.expect("close round 2");
+        let winner = p.first_mover.clone();
+        let r3 = s.draw("ruwei", 3).await;
+        assert_eq!(
+            (r3.entrants.clone(), r3.bye.clone()),
+            (vec![winner.clone()], winner.clone()),
+            "{backend}"
+        );
+        s.close_round("ruwei", 3).await.expect("close round 3");
+
+        // The last round froze the stage's list (period 0): the winner advances to the final.
+        let list = c
+            .get_advancement(with_token(&s.org, s.period("ruwei", 0)))
+            .await
+            .expect("frozen list")
+            .into_inner();
+        assert_eq!(list.to_stage, "final", "{backend}");
+        let advanced: Vec<&str> = list
+            .rows
+            .iter()
+            .filter(|r| r.advanced)
+            .map(|r| r.player_id.as_str())
+            .collect();
+        assert_eq!(advanced, [winner.as_str()], "{backend}: {list:?}");
+        let finalists = c
+            .compose_finalists(with_token(
+                &s.org,
+                q::ChampionshipRef {
+                    championship_id: s.championship.clone(),
+                },
+            ))
+            .await
+            .expect("compose")
+            .into_inner();
+        assert!(
+            finalists.finalists.iter().any(|f| f.player_id == winner),
+            "{backend}"
+        );
+        s.app.stop().await;
+    }
+}
+
 #[tokio::test]
 async fn r_adv_6_xiangqi_2015_knockout_draw_blitz_draw_black_wins_seeds_and_r_adv_12_repechage() {
     for backend in backends() {
