@@ -4,6 +4,7 @@
 //! runs one component (how Kubernetes runs it). Black-box tests call [`start`] with port 0.
 
 pub mod bench;
+pub mod bench_pairing;
 pub mod describe;
 
 use anyhow::Context;

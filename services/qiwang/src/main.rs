@@ -100,6 +100,9 @@ enum LotteryAction {
 enum BenchKind {
     /// Online-qualifier ingest through the public gRPC API on the all-in-one suite.
     Ingest(qiwang::bench::IngestBench),
+    /// Dutch pairing of one round at 50, 200, 1000 and 3000 players: time and peak memory per
+    /// size (no database, no server); `--compare PATH` runs bbpPairings on the same files.
+    Pairing(qiwang::bench_pairing::PairingBench),
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -141,6 +144,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     if let Command::Lottery { action } = &cli.command {
         return lottery(action);
+    }
+    if let Command::Bench {
+        which: BenchKind::Pairing(bench),
+    } = &cli.command
+    {
+        qiwang::bench_pairing::run(bench)?;
+        return Ok(ExitCode::SUCCESS);
     }
     let settings = Settings::load(cli.config.as_deref())?;
     if let Command::Token {
@@ -220,6 +230,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Command::Bench { which: BenchKind::Ingest(bench) } => qiwang::bench::run(bench).await?,
             Command::Token { .. }
+            | Command::Bench { which: BenchKind::Pairing(_) }
             | Command::Presets { .. }
             | Command::Pair { .. }
             | Command::Lottery { .. } => {
