@@ -945,30 +945,9 @@ impl FinalEvent {
 
     /// The women's ranking of a group (R-IND-2): the open ranking's women, places renumbered.
     pub fn women_standings(&self, group: &str) -> Result<Standings, EventError> {
-        let open = self.standings(group)?;
-        let mut rows = Vec::new();
-        let mut last_open = None;
-        for row in &open.rows {
-            if self.entrant(row.start_number).and_then(|e| e.sex) != Some(Sex::Female) {
-                continue;
-            }
-            let place = match (last_open, rows.last()) {
-                (Some(p), Some(prev)) if p == row.place => {
-                    let prev: &tiebreak::Standing = prev;
-                    prev.place
-                }
-                _ => rows.len() as u32 + 1,
-            };
-            last_open = Some(row.place);
-            rows.push(tiebreak::Standing {
-                place,
-                ..row.clone()
-            });
-        }
-        Ok(Standings {
-            order: open.order,
-            rows,
-        })
+        Ok(self
+            .standings(group)?
+            .only(|start| self.entrant(start).and_then(|e| e.sex) == Some(Sex::Female)))
     }
 
     /// The final places of an event with a placement round, once it is complete: (place, start).

@@ -131,11 +131,16 @@ impl Standings {
     /// The rows of one sex, in the same order, with places renumbered among them (shared places
     /// stay shared). The women's ranking of an open event (R-IND-2): `of_sex(t, Sex::Female)`.
     pub fn of_sex(&self, tournament: &Tournament, sex: Sex) -> Standings {
+        self.only(|start| tournament.entrant(start).and_then(|e| e.sex) == Some(sex))
+    }
+
+    /// The rows whose starting number `keep` accepts, in the same order, with places renumbered
+    /// among them (shared places stay shared).
+    pub fn only(&self, keep: impl Fn(u32) -> bool) -> Standings {
         let mut rows: Vec<Standing> = Vec::new();
         let mut last_open_place = None;
         for row in &self.rows {
-            let is_sex = tournament.entrant(row.start_number).and_then(|e| e.sex) == Some(sex);
-            if !is_sex {
+            if !keep(row.start_number) {
                 continue;
             }
             let place = match (last_open_place, rows.last()) {
