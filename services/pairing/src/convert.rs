@@ -174,6 +174,7 @@ pub fn entrant_pb(e: &EventEntrant) -> pb::Entrant {
         group: e.group.clone(),
         first_round: e.first_round,
         withdrawn_after: e.withdrawn_after.unwrap_or(0),
+        disqualified: false,
     }
 }
 
@@ -286,6 +287,9 @@ pub fn fact_pb(state: &FinalEvent, fact: &Fact) -> pb::Fact {
     use pb::fact::Kind;
     let kind = match fact {
         Fact::Joined(e) => Kind::Joined(entrant_pb(e)),
+        Fact::Disqualified { start_number } => Kind::Disqualified(pb::Disqualified {
+            start_number: *start_number,
+        }),
         Fact::Withdrawn {
             start_number,
             after_round,
@@ -357,6 +361,9 @@ pub fn fact(state: &FinalEvent, f: &pb::Fact, at: i64) -> std::result::Result<Fa
     Ok(match f.kind.as_ref().ok_or("empty fact")? {
         Kind::Created(_) => return Err("a second creation".into()),
         Kind::Joined(e) => Fact::Joined(entrant(e)),
+        Kind::Disqualified(d) => Fact::Disqualified {
+            start_number: d.start_number,
+        },
         Kind::Withdrawn(w) => Fact::Withdrawn {
             start_number: w.start_number,
             after_round: w.after_round,

@@ -301,7 +301,14 @@ impl PairingApi {
             second_mover: second,
             appeal_minutes: s.config.appeal.map_or(0, |a| a.within_minutes),
             appeal_fee_yuan: s.config.appeal.map_or(0, |a| a.fee_yuan),
-            entrants: s.entrants().iter().map(entrant_pb).collect(),
+            entrants: s
+                .entrants()
+                .iter()
+                .map(|e| pb::Entrant {
+                    disqualified: s.is_disqualified(e.start_number),
+                    ..entrant_pb(e)
+                })
+                .collect(),
             paired_rounds: s
                 .config
                 .group_codes()
@@ -717,6 +724,11 @@ impl PairingService for PairingApi {
                     women: r.women,
                     complete,
                     entrants,
+                    disqualified_player_ids: s
+                        .disqualified()
+                        .filter_map(|n| s.entrant(n))
+                        .map(|x| x.player_id.clone())
+                        .collect(),
                 })
             }
             .await,
@@ -768,6 +780,30 @@ impl PairingService for PairingApi {
                         Ok(vec![s.withdraw(n)?])
                     })
                     .await?;
+                Ok(self.event_pb(&r.event_id, &e))
+            }
+            .await,
+        )
+    }
+
+    async fn disqualify_entrant(
+        &self,
+        request: Request<pb::WithdrawEntrantRequest>,
+    ) -> Reply<pb::Event> {
+        let caller = auth::caller(&request)?;
+        let r = request.into_inner();
+        reply(
+            async {
+                require(&caller, &[Role::Organizer])?;
+                required("reason", &r.reason)?;
+                let e = self
+                    .write(&caller, &r.event_id, &r.reason, |s, _| {
+                        Ok(vec![Fact::Disqualified {
+                            start_number: Self::entrant_of(s, &r.player_id)?,
+                        }])
+                    })
+                    .await?;
+                tracing::info!(event = %r.event_id, player = %r.player_id, by = %caller.subject, "entrant disqualified");
                 Ok(self.event_pb(&r.event_id, &e))
             }
             .await,

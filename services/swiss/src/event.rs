@@ -222,6 +222,13 @@ pub enum Fact {
         corrected: Option<GameResult>,
         at: i64,
     },
+    /// 取消比赛成绩 (R-DIS-1): the entrant's results are cancelled. They leave the final ranking
+    /// (everyone below moves up) and are not paired again; their games stay on the record, so
+    /// their opponents keep their points. Reading: cancelling a player's results does not rewrite
+    /// the games their opponents played.
+    Disqualified {
+        start_number: u32,
+    },
 }
 
 /// Why a change is refused.
@@ -257,6 +264,8 @@ pub struct FinalEvent {
     byes: BTreeMap<(u32, u32), ByeKind>,
     rounds: Vec<PairedRound>,
     appeals: Vec<Appeal>,
+    /// Start numbers whose results are cancelled (R-DIS-1).
+    disqualified: BTreeSet<u32>,
 }
 
 impl FinalEvent {
@@ -283,6 +292,7 @@ impl FinalEvent {
             byes: BTreeMap::new(),
             rounds: Vec::new(),
             appeals: Vec::new(),
+            disqualified: BTreeSet::new(),
         })
     }
 
@@ -378,9 +388,36 @@ impl FinalEvent {
         })
     }
 
+    /// Whether the entrant's results are cancelled (R-DIS-1).
+    pub fn is_disqualified(&self, start_number: u32) -> bool {
+        self.disqualified.contains(&start_number)
+    }
+
+    /// The entrants whose results are cancelled, by start number.
+    pub fn disqualified(&self) -> impl Iterator<Item = u32> + '_ {
+        self.disqualified.iter().copied()
+    }
+
     /// Checks and applies one fact.
     pub fn apply(&mut self, fact: &Fact) -> Result<(), EventError> {
         match fact {
+            Fact::Disqualified { start_number } => {
+                let paired = self
+                    .group_of(*start_number)
+                    .map(|g| self.paired_rounds(&g))?;
+                if self.disqualified.contains(start_number) {
+                    return Err(EventError::Conflict(format!(
+                        "entrant {start_number} is already disqualified"
+                    )));
+                }
+                let e = self.entrant_mut(*start_number)?;
+                // Not paired again: a disqualification is also a withdrawal from the next round.
+                if e.withdrawn_after.is_none() {
+                    e.withdrawn_after = Some(paired);
+                }
+                self.disqualified.insert(*start_number);
+                Ok(())
+            }
             Fact::Joined(e) => self.apply_join(e),
             Fact::Withdrawn {
                 start_number,
@@ -1003,7 +1040,29 @@ impl FinalEvent {
     /// The event's places over all groups, and whether they are final: the placement round's places
     /// when it is complete; otherwise (and for several groups without a placement round) the
     /// groups' places interleaved (A1, B1, A2, B2, …); one field: its standings, ties shared.
+    ///
+    /// Entrants whose results are cancelled (R-DIS-1) are left out and the places renumbered: each
+    /// place becomes 1 + the number of kept entrants strictly ahead, so a shared place stays shared.
     pub fn final_places(&self) -> Result<(Vec<(u32, u32)>, bool), EventError> {
+        let (places, complete) = self.final_places_of_all()?;
+        if self.disqualified.is_empty() {
+            return Ok((places, complete));
+        }
+        let kept: Vec<(u32, u32)> = places
+            .into_iter()
+            .filter(|(_, s)| !self.disqualified.contains(s))
+            .collect();
+        let renumbered = kept
+            .iter()
+            .map(|&(place, s)| {
+                let ahead = kept.iter().filter(|(p, _)| *p < place).count() as u32;
+                (ahead + 1, s)
+            })
+            .collect();
+        Ok((renumbered, complete))
+    }
+
+    fn final_places_of_all(&self) -> Result<(Vec<(u32, u32)>, bool), EventError> {
         let groups = self.config.group_codes();
         let groups_done = groups
             .iter()

@@ -367,3 +367,62 @@ fn r_ind_3_a_round_with_pending_results_blocks_the_next_and_exports_name_the_pla
     let r2 = pair(&mut event, "", 20);
     assert_eq!(r2.boards.len(), 2);
 }
+
+#[test]
+fn r_dis_1_a_disqualified_entrant_leaves_the_final_ranking_and_is_not_paired_again() {
+    let mut event = FinalEvent::new(config(&[], None, 3)).expect("event");
+    for i in 1..=8 {
+        join(&mut event, i, "");
+    }
+    play_round(&mut event, "", 1_000);
+    let before = event.final_places().expect("places").0;
+    let (_, third) = before[2];
+    let dq = Fact::Disqualified {
+        start_number: third,
+    };
+    event.apply(&dq).expect("disqualified");
+    assert!(event.is_disqualified(third));
+    assert!(
+        matches!(event.apply(&dq), Err(EventError::Conflict(_))),
+        "twice is a conflict"
+    );
+    assert!(
+        matches!(
+            event.apply(&Fact::Disqualified { start_number: 99 }),
+            Err(EventError::NotFound(_))
+        ),
+        "an unknown entrant"
+    );
+    // Not paired in the rounds that follow.
+    play_round(&mut event, "", 10_000);
+    play_round(&mut event, "", 20_000);
+    assert_swiss_invariants(&event, "");
+    for round in event.rounds().iter().filter(|r| r.number > 1) {
+        assert!(
+            round
+                .boards
+                .iter()
+                .all(|b| b.first != third && b.second != third)
+                && round.bye != Some(third),
+            "round {} paired the disqualified entrant",
+            round.number
+        );
+    }
+    // Left out of the final ranking; everyone below moves up, the places stay in competition form.
+    let (after, complete) = event.final_places().expect("places");
+    assert!(complete);
+    assert_eq!(after.len(), 7);
+    assert!(after.iter().all(|(_, s)| *s != third));
+    let full = event.standings("").expect("standings");
+    let kept: Vec<u32> = full
+        .rows
+        .iter()
+        .map(|r| r.start_number)
+        .filter(|s| *s != third)
+        .collect();
+    assert_eq!(after.iter().map(|(_, s)| *s).collect::<Vec<_>>(), kept);
+    for (i, (place, _)) in after.iter().enumerate() {
+        let ahead = after.iter().filter(|(p, _)| p < place).count() as u32;
+        assert_eq!(*place, ahead + 1, "row {i}");
+    }
+}
