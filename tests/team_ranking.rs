@@ -181,8 +181,8 @@ async fn r_team_1_r_team_4_city_teams_ranked_from_the_final_frozen_and_correctio
         );
         // 宁波市's two men are a short side: they play as individuals (R-REG-9), no team.
         assert!(standings.unranked.is_empty(), "{standings:#?}");
-        // The women's team counts the women's individual event, which has no section yet: the
-        // team is listed as incomplete and the standings are not final.
+        // The women's team counts the women's ranking: the women of the open field, renumbered
+        // (R-IND-2, R-TEAM-1), since the women's individual event has no section of its own.
         let women = teams
             .get_team_standings(with_token(
                 &org,
@@ -194,14 +194,23 @@ async fn r_team_1_r_team_4_city_teams_ranked_from_the_final_frozen_and_correctio
             .await
             .expect("women's teams")
             .into_inner();
-        assert!(!women.complete && women.ranked.is_empty());
+        assert!(women.complete, "{women:#?}");
+        assert_eq!(women.ranked.len(), 1, "{women:#?}");
+        let mut counted: Vec<(String, u32)> = women.ranked[0]
+            .counted
+            .iter()
+            .map(|m| (m.player_id.clone(), m.place))
+            .collect();
+        counted.sort_by_key(|(_, place)| *place);
+        assert_eq!(counted.len(), 2);
+        assert!(
+            counted.iter().all(|(p, _)| ids[3..5].contains(p)),
+            "{counted:?}"
+        );
         assert_eq!(
-            women
-                .unranked
-                .iter()
-                .map(|t| (t.team.as_str(), t.missing))
-                .collect::<Vec<_>>(),
-            [("registered:杭州市", 2)]
+            counted.iter().map(|(_, place)| *place).collect::<Vec<_>>(),
+            [1, 2],
+            "the only two women hold women's places 1 and 2"
         );
         assert!(
             hangzhou.awarded,

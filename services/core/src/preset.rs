@@ -168,6 +168,21 @@ impl Preset {
     pub fn final_stage(&self) -> Option<&Stage> {
         self.stages.iter().find(|s| s.kind == StageKind::Final)
     }
+
+    /// Where a women's individual event without a final section of its own is ranked: the open
+    /// individual event (the first event open to all, entered online, not a pairs event), whose
+    /// women form the women's ranking (R-IND-2: women play the open field and may win both an
+    /// open and a women's prize; R-TEAM-1 reading). `None` for any other event.
+    pub fn women_ranked_in(&self, code: &str) -> Option<&str> {
+        let event = self.event(code)?;
+        if event.sex != EventSex::Female || event.pairs.is_some() {
+            return None;
+        }
+        self.events
+            .iter()
+            .find(|e| e.sex == EventSex::Open && e.online_qualifier && e.pairs.is_none())
+            .map(|e| e.code.as_str())
+    }
 }
 
 /// One problem in a preset file, with the path of the field.
@@ -588,6 +603,21 @@ mod tests {
 
     fn d(y: i32, m: u32, day: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(y, m, day).expect("date")
+    }
+
+    #[test]
+    fn r_ind_2_r_team_1_the_women_are_ranked_in_the_open_individual_event() {
+        for preset in official().expect("presets") {
+            assert_eq!(
+                preset.women_ranked_in("women-individual"),
+                Some("men-individual"),
+                "{}",
+                preset.name
+            );
+            assert_eq!(preset.women_ranked_in("men-individual"), None);
+            assert_eq!(preset.women_ranked_in("women-pairs"), None);
+            assert_eq!(preset.women_ranked_in("no-such-event"), None);
+        }
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //! Readings:
 //! - A counted ranking (`men-individual` / `open`) is the final ranking of the pairing event of that
 //!   event code (the first created, when several); `women`, `boys` and `girls` are that ranking's
-//!   players of one sex, renumbered (`team::sex_ranking`). An event without a pairing event yet
-//!   counts nobody (its teams are incomplete) and the standings are not complete.
+//!   players of one sex, renumbered (`team::sex_ranking`). A women's individual event without a
+//!   section of its own is ranked among the women of the open event (`Preset::women_ranked_in`).
+//!   An event without a pairing event yet counts nobody (its teams are incomplete) and the
+//!   standings are not complete.
 //! - Registered teams: a city roster's counted players (R-REG-9); otherwise the entering unit of an
 //!   approved direct entry into a counted event (youth, R-TEAM-4). Region teams: the region code or
 //!   nationality registration publishes (R-TEAM-2, R-TEAM-3). The host-city team of the 2015
@@ -30,13 +32,13 @@ use qiwang_proto::teamranking::v1 as pb;
 use qiwang_proto::teamranking::v1::team_ranking_service_server::{
     TeamRankingService, TeamRankingServiceServer,
 };
-use sea_orm::{DatabaseConnection, EntityTrait, Set};
+use sea_orm::{ActiveModelTrait, DatabaseConnection, EntityTrait, Set, TransactionTrait};
 use std::collections::{BTreeMap, HashMap};
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 
-use crate::entity::frozen;
+use crate::entity::{frozen, overrides};
 use crate::error::{Result, TeamRankingError, invalid};
 
 /// The team-ranking service.
@@ -224,10 +226,17 @@ impl TeamRankingApi {
         for component in &category.counted {
             let r = &component.ranking;
             if !opens.contains_key(&r.event) {
-                match self
+                let mut found = self
                     .open_ranking(caller, championship, &r.event, &mut sexes)
-                    .await?
+                    .await?;
+                if found.is_none()
+                    && let Some(open) = preset.women_ranked_in(&r.event)
                 {
+                    found = self
+                        .open_ranking(caller, championship, open, &mut sexes)
+                        .await?;
+                }
+                match found {
                     Some((rows, done)) => {
                         complete &= done;
                         opens.insert(r.event.clone(), rows);
@@ -386,13 +395,19 @@ impl TeamRankingApi {
         Ok(frozen)
     }
 
-    async fn freeze_impl(&self, caller: Caller, r: pb::FreezeRequest) -> Result<pb::TeamStandings> {
-        require(&caller, &[Role::Organizer])?;
+    /// An organizer's decision on the standings (freeze or override): checked, and computed from
+    /// final rankings only.
+    async fn final_standings(
+        &self,
+        caller: &Caller,
+        r: &pb::FreezeRequest,
+    ) -> Result<pb::TeamStandings> {
+        require(caller, &[Role::Organizer])?;
         if r.reason.trim().is_empty() {
-            return Err(invalid("reason", "is required"));
+            return Err(invalid("reason", "is required: the decision is audited"));
         }
-        let mut live = self
-            .compute(&caller, &r.championship_id, &r.team_event)
+        let live = self
+            .compute(caller, &r.championship_id, &r.team_event)
             .await?;
         if !live.complete {
             return Err(TeamRankingError::Precondition {
@@ -400,6 +415,11 @@ impl TeamRankingApi {
                 message: "a counted ranking is not final yet".into(),
             });
         }
+        Ok(live)
+    }
+
+    async fn freeze_impl(&self, caller: Caller, r: pb::FreezeRequest) -> Result<pb::TeamStandings> {
+        let mut live = self.final_standings(&caller, &r).await?;
         let now = Utc::now();
         live.frozen = true;
         live.frozen_at = Some(prost_types::Timestamp {
@@ -428,6 +448,48 @@ impl TeamRankingApi {
         tracing::info!(championship = %r.championship_id, team_event = %r.team_event, by = %caller.subject, "team standings frozen");
         Ok(live)
     }
+
+    async fn override_impl(
+        &self,
+        caller: Caller,
+        r: pb::FreezeRequest,
+    ) -> Result<pb::TeamStandings> {
+        let mut live = self.final_standings(&caller, &r).await?;
+        let txn = self.db.begin().await?;
+        let Some(stored) =
+            frozen::Entity::find_by_id((r.championship_id.clone(), r.team_event.clone()))
+                .one(&txn)
+                .await?
+        else {
+            return Err(TeamRankingError::Precondition {
+                kind: "NOT_FROZEN",
+                message: "the standings are not frozen: freeze them instead".into(),
+            });
+        };
+        let previous = pb::TeamStandings::decode(stored.standings.as_slice())
+            .map_err(|e| TeamRankingError::Corrupt(e.to_string()))?;
+        let now = Utc::now();
+        live.frozen = true;
+        live.frozen_at = previous.frozen_at;
+        live.overrides = previous.overrides + 1;
+        overrides::Entity::insert(overrides::ActiveModel {
+            championship_id: Set(r.championship_id.clone()),
+            team_event: Set(r.team_event.clone()),
+            previous: Set(stored.standings.clone()),
+            overridden_at: Set(now),
+            overridden_by: Set(caller.subject.clone()),
+            reason: Set(r.reason.trim().to_owned()),
+            ..Default::default()
+        })
+        .exec_without_returning(&txn)
+        .await?;
+        let mut row: frozen::ActiveModel = stored.into();
+        row.standings = Set(live.encode_to_vec());
+        row.update(&txn).await?;
+        txn.commit().await?;
+        tracing::info!(championship = %r.championship_id, team_event = %r.team_event, by = %caller.subject, reason = %r.reason.trim(), "frozen team standings overridden");
+        Ok(live)
+    }
 }
 
 #[tonic::async_trait]
@@ -446,5 +508,13 @@ impl TeamRankingService for TeamRankingApi {
     ) -> Reply<pb::TeamStandings> {
         let caller = auth::caller(&request)?;
         reply(self.freeze_impl(caller, request.into_inner()).await)
+    }
+
+    async fn override_team_standings(
+        &self,
+        request: Request<pb::FreezeRequest>,
+    ) -> Reply<pb::TeamStandings> {
+        let caller = auth::caller(&request)?;
+        reply(self.override_impl(caller, request.into_inner()).await)
     }
 }
