@@ -8,6 +8,7 @@ const PROTO_FILES: &[&str] = &[
     "qiwang/qualification/v1/qualification.proto",
     "qiwang/pairing/v1/pairing.proto",
     "qiwang/teamranking/v1/team_ranking.proto",
+    "qiwang/awards/v1/awards.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -348,7 +348,11 @@ fn promises(objects: &[Value]) -> Vec<String> {
         &["qualification", "gateway"],
     );
     want(&mut problems, "Job", &["qiwang-migrate"]);
-    want(&mut problems, "Ingress", &["gateway", "partner-api"]);
+    want(
+        &mut problems,
+        "Ingress",
+        &["gateway", "partner-api", "federation-api"],
+    );
     want(
         &mut problems,
         "NetworkPolicy",

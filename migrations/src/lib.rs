@@ -16,6 +16,7 @@ mod m20261201_000004_registration_pairs;
 mod m20261201_000005_registration_finals;
 mod m20261201_000006_registration_wildcards;
 mod m20261201_000007_team_ranking_init;
+mod m20261201_000008_awards_init;
 mod m20261201_000009_team_ranking_overrides;
 
 pub struct Migrator;
@@ -33,6 +34,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000005_registration_finals::Migration),
             Box::new(m20261201_000006_registration_wildcards::Migration),
             Box::new(m20261201_000007_team_ranking_init::Migration),
+            Box::new(m20261201_000008_awards_init::Migration),
             Box::new(m20261201_000009_team_ranking_overrides::Migration),
         ]
     }

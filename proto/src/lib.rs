@@ -31,5 +31,12 @@ pub mod teamranking {
     }
 }
 
+/// `qiwang.awards.v1`
+pub mod awards {
+    pub mod v1 {
+        tonic::include_proto!("qiwang.awards.v1");
+    }
+}
+
 /// The encoded `FileDescriptorSet` of every qiwang proto, for gRPC server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("qiwang_descriptor");

@@ -262,7 +262,12 @@ pub fn with_token<T>(token: &str, message: T) -> tonic::Request<T> {
 /// A valid resident ID: region 330106 (Hangzhou), the given birth date (YYYYMMDD) and 3-digit
 /// sequence (odd = male), with the computed check character.
 pub fn resident_id(birth: &str, seq: u32) -> String {
-    let first17 = format!("330106{birth}{seq:03}");
+    resident_id_in("330106", birth, seq)
+}
+
+/// A valid resident ID of the county `area` (6 digits: the first two are the province, R-TEAM-3).
+pub fn resident_id_in(area: &str, birth: &str, seq: u32) -> String {
+    let first17 = format!("{area}{birth}{seq:03}");
     let mut digits = [0u32; 17];
     for (slot, c) in digits.iter_mut().zip(first17.chars()) {
         *slot = c.to_digit(10).expect("digit");
@@ -275,6 +280,16 @@ pub fn resident_id(birth: &str, seq: u32) -> String {
 
 /// A registration request for a Chinese player born on `birth` (YYYYMMDD).
 pub fn chinese_player(name: &str, birth: &str, seq: u32) -> pb::RegisterPlayerRequest {
+    chinese_player_in("330106", name, birth, seq)
+}
+
+/// A registration request for a Chinese player of county `area` (odd `seq`: a man).
+pub fn chinese_player_in(
+    area: &str,
+    name: &str,
+    birth: &str,
+    seq: u32,
+) -> pb::RegisterPlayerRequest {
     let sex = if seq % 2 == 1 {
         pb::Sex::Male
     } else {
@@ -286,7 +301,7 @@ pub fn chinese_player(name: &str, birth: &str, seq: u32) -> pb::RegisterPlayerRe
         birth_date: format!("{}-{}-{}", &birth[..4], &birth[4..6], &birth[6..]),
         identity: Some(pb::Identity {
             kind: Some(pb::identity::Kind::Resident(pb::ResidentId {
-                number: resident_id(birth, seq),
+                number: resident_id_in(area, birth, seq),
             })),
         }),
         phone: "13812345678".into(),

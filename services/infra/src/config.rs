@@ -86,6 +86,8 @@ pub struct ServiceEndpoints {
     pub qualification: String,
     /// The pairing service (the final's Swiss events); the gateway will call it (issue 6).
     pub pairing: String,
+    /// The team-ranking service (the awards service reads team standings there).
+    pub team_ranking: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,6 +155,7 @@ impl Default for Settings {
                 registration: "http://127.0.0.1:50051".into(),
                 qualification: "http://127.0.0.1:50051".into(),
                 pairing: "http://127.0.0.1:50051".into(),
+                team_ranking: "http://127.0.0.1:50051".into(),
             },
             auth: AuthSettings {
                 mode: AuthMode::Development,

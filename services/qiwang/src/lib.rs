@@ -8,17 +8,20 @@ pub mod bench_pairing;
 pub mod describe;
 
 use anyhow::Context;
+use qiwang_awards::AwardsApi;
 use qiwang_gateway::{GatewayConfig, Services};
 use qiwang_infra::metrics::{GrpcMetricsLayer, Metrics, RequestIdLayer};
 use qiwang_infra::{Settings, Verifier};
 use qiwang_migrations::{Migrator, MigratorTrait};
 use qiwang_pairing::PairingApi;
+use qiwang_proto::awards::v1::awards_service_server::AwardsServiceServer;
 use qiwang_proto::pairing::v1::pairing_service_client::PairingServiceClient;
 use qiwang_proto::pairing::v1::pairing_service_server::PairingServiceServer;
 use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
 use qiwang_proto::qualification::v1::qualification_service_server::QualificationServiceServer;
 use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use qiwang_proto::registration::v1::registration_service_server::RegistrationServiceServer;
+use qiwang_proto::teamranking::v1::team_ranking_service_client::TeamRankingServiceClient;
 use qiwang_proto::teamranking::v1::team_ranking_service_server::TeamRankingServiceServer;
 use qiwang_qualification::QualificationApi;
 use qiwang_registration::RegistrationApi;
@@ -64,6 +67,7 @@ pub enum Component {
     Qualification,
     Pairing,
     TeamRanking,
+    Awards,
     Gateway,
 }
 
@@ -85,6 +89,7 @@ impl Plan {
                 Component::Qualification,
                 Component::Pairing,
                 Component::TeamRanking,
+                Component::Awards,
                 Component::Gateway,
             ],
             migrate_on_start: settings.is_embedded_database(),
@@ -108,6 +113,7 @@ pub const REGISTRATION_SERVICE: &str = "qiwang.registration.v1.RegistrationServi
 pub const QUALIFICATION_SERVICE: &str = "qiwang.qualification.v1.QualificationService";
 pub const PAIRING_SERVICE: &str = "qiwang.pairing.v1.PairingService";
 pub const TEAM_RANKING_SERVICE: &str = "qiwang.teamranking.v1.TeamRankingService";
+pub const AWARDS_SERVICE: &str = "qiwang.awards.v1.AwardsService";
 
 /// The registration client another service uses: in one process, the listener just bound;
 /// otherwise `services.registration`.
@@ -251,6 +257,36 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
             router = router.add_service(api.into_server(verifier.clone()));
             reporter
                 .set_serving::<TeamRankingServiceServer<TeamRankingApi>>()
+                .await;
+        }
+        if services.contains(&Component::Awards) {
+            // In one process, every upstream is on this listener.
+            let local = |component: Component, configured: &str| match suite.grpc_addr {
+                Some(addr) if services.contains(&component) => format!("http://{addr}"),
+                _ => configured.to_owned(),
+            };
+            let channel = |url: String| {
+                lazy_channel(settings, &url).with_context(|| format!("service URL {url:?}"))
+            };
+            let up = qiwang_awards::Upstream {
+                registration: registration_client(settings, suite.grpc_addr, &services)?,
+                qualification: QualificationServiceClient::new(channel(local(
+                    Component::Qualification,
+                    &settings.services.qualification,
+                ))?),
+                pairing: PairingServiceClient::new(channel(local(
+                    Component::Pairing,
+                    &settings.services.pairing,
+                ))?),
+                team_ranking: TeamRankingServiceClient::new(channel(local(
+                    Component::TeamRanking,
+                    &settings.services.team_ranking,
+                ))?),
+            };
+            let api = AwardsApi::new(db.clone(), up);
+            router = router.add_service(api.into_server(verifier.clone()));
+            reporter
+                .set_serving::<AwardsServiceServer<AwardsApi>>()
                 .await;
         }
         reporter
