@@ -1,10 +1,10 @@
 //! The awards service through gRPC (R-PRZ-1..2, R-IND-2, R-TEAM-5, R-GRD-4, R-GRD-6, R-DIS-1):
 //! a go-2025 final played to the end, its award book (open and women's prizes, city teams, a
 //! shared place, the dan roll-down), approval, the federation feed, and a disqualification after
-//! everything was frozen; a xiangqi-2022 final with only two women's teams. SQLite, and PostgreSQL
-//! when configured.
+//! everything was frozen; a xiangqi-2022 final with only two women's teams; go-2015's online and
+//! final certificates and its host-city team. SQLite, and PostgreSQL when configured.
 
-use chrono::{Duration, Utc};
+use chrono::{Duration, TimeZone, Utc};
 use qiwang_blackbox::{
     TestApp, backends, championship_from, chinese_player_in, preset_with_window, spawn_app,
     with_token,
@@ -14,6 +14,8 @@ use qiwang_proto::awards::v1 as aw;
 use qiwang_proto::awards::v1::awards_service_client::AwardsServiceClient;
 use qiwang_proto::pairing::v1 as pp;
 use qiwang_proto::pairing::v1::pairing_service_client::PairingServiceClient;
+use qiwang_proto::qualification::v1 as q;
+use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
 use qiwang_proto::registration::v1 as pb;
 use qiwang_proto::teamranking::v1 as tr;
 use qiwang_proto::teamranking::v1::team_ranking_service_client::TeamRankingServiceClient;
@@ -696,8 +698,265 @@ async fn r_team_5_xiangqi_2022_two_womens_teams_award_the_champion_only() {
             (men.awards[0].awardee.as_str(), men.awards[0].yuan),
             ("region:33", 12000)
         );
+        // An incomplete team is listed with what it lacks (R-TEAM-1): 广东 has one man of three.
+        let mut teams = TeamRankingServiceClient::connect(app.grpc_url.clone())
+            .await
+            .expect("connect");
+        let standings = teams
+            .get_team_standings(with_token(
+                &org,
+                tr::TeamEventRef {
+                    championship_id: champ.clone(),
+                    team_event: "men-team".into(),
+                },
+            ))
+            .await
+            .expect("standings")
+            .into_inner();
+        assert_eq!(
+            standings
+                .unranked
+                .iter()
+                .map(|t| (t.team.as_str(), t.missing))
+                .collect::<Vec<_>>(),
+            [("region:44", 2)]
+        );
         // The pairs and youth events were not held: named, and the book is still complete.
         assert!(book.problems.iter().any(|p| p.contains("pairs")));
+        app.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn r_grd_1_r_team_2_go_2015_online_and_final_certificates_and_the_host_city_team() {
+    for backend in backends() {
+        let app = spawn_app(backend).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let referee = app.token(Role::Referee, "ref-1");
+        let partner = app.token(Role::Partner, "yizhan-bot");
+        let champ = championship_from(&app, preset_with_window("go-2015", -1, 1)).await;
+        // Eight men of 浙江; the first three play for the host city 杭州 (R-TEAM-2).
+        let seqs: Vec<(&str, u32)> = (0..8).map(|i| ("330106", 701 + 2 * i)).collect();
+        let ids = register(&app, &org, &seqs).await;
+        let mut reg = app.registration().await;
+        let host = reg
+            .register_city_team(with_token(
+                &org,
+                pb::RegisterCityTeamRequest {
+                    championship_id: champ.clone(),
+                    city: "杭州市".into(),
+                    player_ids: ids[0..3].to_vec(),
+                },
+            ))
+            .await
+            .expect("the host city's roster")
+            .into_inner();
+        assert!(host.members.iter().all(|m| m.counted));
+        let st = reg
+            .register_city_team(with_token(
+                &org,
+                pb::RegisterCityTeamRequest {
+                    championship_id: champ.clone(),
+                    city: "宁波市".into(),
+                    player_ids: ids[3..5].to_vec(),
+                },
+            ))
+            .await
+            .expect_err("go-2015 has no other city teams");
+        assert_eq!(st.code(), Code::FailedPrecondition);
+
+        // The 海选 (R-GRD-1): players 0, 1 and 2 beat player 3 two, three and four times.
+        for (i, id) in ids[0..4].iter().enumerate() {
+            reg.link_account(with_token(
+                &partner,
+                pb::LinkAccountRequest {
+                    player_id: id.clone(),
+                    platform: "yizhan".into(),
+                    account_id: format!("acc-{i}"),
+                },
+            ))
+            .await
+            .expect("link");
+            reg.enter_event(with_token(
+                &org,
+                pb::EnterEventRequest {
+                    championship_id: champ.clone(),
+                    event: "men-individual".into(),
+                    player_id: id.clone(),
+                },
+            ))
+            .await
+            .expect("enter");
+        }
+        let mut qualification = QualificationServiceClient::connect(app.grpc_url.clone())
+            .await
+            .expect("connect");
+        qualification
+            .open_period(with_token(
+                &org,
+                q::PeriodRef {
+                    championship_id: champ.clone(),
+                    stage: "haixuan".into(),
+                    period: 1,
+                },
+            ))
+            .await
+            .expect("open");
+        // 10:00 China time on 2015-08-02, inside the period and its playing hours.
+        let t0 = Utc
+            .with_ymd_and_hms(2015, 8, 2, 2, 0, 0)
+            .single()
+            .expect("time");
+        let mut games = Vec::new();
+        for (winner, wins) in [(0, 2), (1, 3), (2, 4)] {
+            for k in 0..wins {
+                let start = t0 + Duration::minutes(30 * (games.len() as i64));
+                games.push(q::GameReport {
+                    championship_id: champ.clone(),
+                    game_id: format!("g{winner}-{k}"),
+                    first_account: format!("acc-{winner}"),
+                    second_account: "acc-3".into(),
+                    result: q::Result::FirstWins as i32,
+                    end_reason: q::EndReason::Resignation as i32,
+                    first_move_ms: Some(3_000),
+                    second_move_ms: Some(4_000),
+                    started_at: Some(prost_types::Timestamp {
+                        seconds: start.timestamp(),
+                        nanos: 0,
+                    }),
+                    ended_at: Some(prost_types::Timestamp {
+                        seconds: (start + Duration::minutes(20)).timestamp(),
+                        nanos: 0,
+                    }),
+                    ..Default::default()
+                });
+            }
+        }
+        let summary = qualification
+            .report_games(with_token(&partner, tokio_stream::iter(games)))
+            .await
+            .expect("report")
+            .into_inner();
+        assert_eq!(summary.stored, 9, "{summary:?}");
+
+        // The final: one field of 8, 3 rounds.
+        let mut pairing = PairingServiceClient::connect(app.grpc_url.clone())
+            .await
+            .expect("connect");
+        let event = pairing
+            .create_event(with_token(
+                &org,
+                pp::CreateEventRequest {
+                    championship_id: champ.clone(),
+                    event_code: "men-individual".into(),
+                    rounds: 3,
+                    single_field: true,
+                    entrants: ids
+                        .iter()
+                        .enumerate()
+                        .map(|(i, id)| pp::EntrantSpec {
+                            player_id: id.clone(),
+                            rating: 2000 - 10 * i as u32,
+                            ..Default::default()
+                        })
+                        .collect(),
+                    reason: "finalists".into(),
+                    ..Default::default()
+                },
+            ))
+            .await
+            .expect("event")
+            .into_inner();
+        for _ in 0..3 {
+            let r = pair(&mut pairing, &referee, &event.id, "").await;
+            play(&mut pairing, &referee, &r, &[]).await;
+        }
+        let ranking = pairing
+            .get_final_ranking(with_token(
+                &org,
+                pp::GetStandingsRequest {
+                    event_id: event.id.clone(),
+                    ..Default::default()
+                },
+            ))
+            .await
+            .expect("ranking")
+            .into_inner();
+
+        let mut awards = AwardsServiceClient::connect(app.grpc_url.clone())
+            .await
+            .expect("connect");
+        let book = awards
+            .get_award_book(with_token(
+                &org,
+                aw::ChampionshipRef {
+                    championship_id: champ.clone(),
+                },
+            ))
+            .await
+            .expect("book")
+            .into_inner();
+        assert!(book.complete, "{:?}", book.problems);
+        let grade_of = |player: &str, stage: &str| {
+            book.certificates
+                .iter()
+                .find(|c| c.player_id == player && c.stage == stage)
+                .map(|c| c.grade_zh.clone())
+        };
+        assert_eq!(grade_of(&ids[0], "haixuan").as_deref(), Some("9级"));
+        assert_eq!(grade_of(&ids[1], "haixuan").as_deref(), Some("8级"));
+        assert_eq!(grade_of(&ids[2], "haixuan").as_deref(), Some("7级"));
+        assert_eq!(grade_of(&ids[3], "haixuan"), None, "no points, no grade");
+        let haixuan = book
+            .certificates
+            .iter()
+            .find(|c| c.stage == "haixuan")
+            .expect("a 海选 certificate");
+        assert_eq!(
+            (haixuan.period, haixuan.result_date.as_str()),
+            (1, "2015-08-14")
+        );
+        // The final (R-GRD-1): place 1 → 7段, places 2-9 → 6段.
+        for e in &ranking.entrants {
+            let want = if e.place == 1 { "7段" } else { "6段" };
+            assert_eq!(
+                grade_of(&e.player_id, "final").as_deref(),
+                Some(want),
+                "place {}",
+                e.place
+            );
+        }
+        // Teams (R-TEAM-2): the host city's three and 浙江's other five are two teams.
+        let men = list(&book, "men-team", "team");
+        assert_eq!(men.awards.len(), 1, "two teams: champion only: {men:#?}");
+        let mut teams = TeamRankingServiceClient::connect(app.grpc_url.clone())
+            .await
+            .expect("connect");
+        let standings = teams
+            .get_team_standings(with_token(
+                &org,
+                tr::TeamEventRef {
+                    championship_id: champ.clone(),
+                    team_event: "men-team".into(),
+                },
+            ))
+            .await
+            .expect("standings")
+            .into_inner();
+        let mut names: Vec<&str> = standings.ranked.iter().map(|t| t.team.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["host-city", "region:33"]);
+        let host_team = standings
+            .ranked
+            .iter()
+            .find(|t| t.team == "host-city")
+            .expect("host city");
+        assert!(
+            host_team
+                .counted
+                .iter()
+                .all(|m| ids[0..3].contains(&m.player_id))
+        );
         app.stop().await;
     }
 }

@@ -832,4 +832,90 @@ mod tests {
                 .any(|c| c.player_id == "p02" && c.kind == "dan-application" && c.grade_level == 8)
         );
     }
+
+    fn go_2015() -> Preset {
+        preset::official_by_name("go-2015")
+            .expect("go-2015")
+            .expect("loads")
+    }
+
+    fn grade<'a>(book: &'a pb::AwardBook, player: &str, stage: &str) -> Option<&'a str> {
+        book.certificates
+            .iter()
+            .find(|c| c.player_id == player && c.stage == stage)
+            .map(|c| c.grade_zh.as_str())
+    }
+
+    #[test]
+    fn r_grd_1_period_ranks_and_knockout_exits_earn_their_grades() {
+        let preset = go_2015();
+        let mut inputs = Inputs::default();
+        let row = |player: &str, rank: u32, eliminated: bool| OnlineRow {
+            player: player.into(),
+            rank,
+            points: 10,
+            counted_games: 5,
+            eliminated,
+        };
+        inputs.online.insert(
+            ("jinji".into(), 1),
+            vec![
+                row("a", 20, false),
+                row("b", 21, false),
+                row("c", 801, false),
+                row("d", 0, true),
+            ],
+        );
+        let mut ko = BTreeMap::new();
+        ko.insert("r1".to_owned(), KnockoutOutcome::OutInRound(1));
+        ko.insert("r2".to_owned(), KnockoutOutcome::OutInRound(2));
+        ko.insert("r3".to_owned(), KnockoutOutcome::OutInRound(3));
+        ko.insert("w".to_owned(), KnockoutOutcome::WonLastRound);
+        inputs.knockouts.insert("ruwei".into(), ko);
+        let book = compute(&preset, &inputs).expect("book");
+        assert_eq!(grade(&book, "a", "jinji"), Some("1级"));
+        assert_eq!(grade(&book, "b", "jinji"), Some("2级"));
+        assert_eq!(grade(&book, "c", "jinji"), None, "below every band");
+        assert_eq!(grade(&book, "d", "jinji"), None, "eliminated (R-GRD-7)");
+        assert_eq!(grade(&book, "r1", "ruwei"), None, "out in round 1: nothing");
+        assert_eq!(grade(&book, "r2", "ruwei"), Some("1级"));
+        assert_eq!(grade(&book, "r3", "ruwei"), Some("1段"));
+        assert_eq!(grade(&book, "w", "ruwei"), Some("2段"));
+    }
+
+    #[test]
+    fn r_grd_5_both_players_of_a_placed_pair_get_the_pairs_grade_when_8_pairs_started() {
+        let preset = go_2015();
+        let pairs_ranking = |started: u32| FinalRanking {
+            complete: true,
+            entrants: (1..=started)
+                .map(|i| (i, format!("pair{i}"), None))
+                .collect(),
+            disqualified: Vec::new(),
+            started,
+        };
+        let mut inputs = Inputs::default();
+        for i in 1..=8 {
+            inputs
+                .pairs
+                .insert(format!("pair{i}"), (format!("x{i}"), format!("y{i}")));
+        }
+        inputs.rankings.insert("men-pairs".into(), pairs_ranking(8));
+        let book = compute(&preset, &inputs).expect("book");
+        assert_eq!(grade(&book, "x1", "final"), Some("4段"));
+        assert_eq!(grade(&book, "y1", "final"), Some("4段"));
+        assert_eq!(grade(&book, "y3", "final"), Some("3段"));
+        assert_eq!(grade(&book, "x6", "final"), Some("2段"));
+        assert_eq!(grade(&book, "x7", "final"), None);
+        let prizes = list(&book, "men-pairs", "pairs");
+        assert_eq!(
+            prizes.awards[0].player_ids,
+            ["x1", "y1"],
+            "the pair's award names both players"
+        );
+        // A field of 7 pairs did not start (R-PAIR-1): no pairs grades (R-GRD-5).
+        inputs.rankings.insert("men-pairs".into(), pairs_ranking(7));
+        let book = compute(&preset, &inputs).expect("book");
+        assert_eq!(grade(&book, "x1", "final"), None);
+    }
 }

@@ -83,6 +83,23 @@ pub enum CityTeamError {
     Duplicate(String),
 }
 
+/// The host city's team of the 2015 presets (R-TEAM-2: 东道主杭州市具有组队权): every player the
+/// organizers name plays for it, and its best players count like a province's (R-TEAM-1). Reading:
+/// the seeds set neither a roster size nor a window for it, so neither is checked; a side without
+/// players simply forms no team.
+pub fn host_city_roster(roster: &[(String, Sex)]) -> Result<CityTeamVerdict, CityTeamError> {
+    for (i, (player, _)) in roster.iter().enumerate() {
+        if roster[..i].iter().any(|(p, _)| p == player) {
+            return Err(CityTeamError::Duplicate(player.clone()));
+        }
+    }
+    Ok(CityTeamVerdict {
+        men_team: roster.iter().any(|(_, s)| *s == Sex::Male),
+        women_team: roster.iter().any(|(_, s)| *s == Sex::Female),
+        individuals: Vec::new(),
+    })
+}
+
 /// Checks a city's roster (R-REG-9): at most 3 men and 2 women (5 in all), registered inside the
 /// window. Reading of "不足或超过可以以个人名义参赛" (as the product owner's issue 8 states it: "a city
 /// team with 4 men: the fourth plays as an individual"): a side that is short plays as individuals;
@@ -208,6 +225,23 @@ mod tests {
             refund_no_show: false,
         };
         assert_eq!(fee_due(&free), 0, "2015 and 2022: everything free");
+    }
+
+    #[test]
+    fn r_team_2_the_host_city_team_counts_everyone_named() {
+        let roster = [
+            ("a".to_owned(), Sex::Male),
+            ("b".to_owned(), Sex::Male),
+            ("c".to_owned(), Sex::Male),
+            ("d".to_owned(), Sex::Male),
+        ];
+        let v = host_city_roster(&roster).expect("roster");
+        assert!(v.men_team && !v.women_team && v.individuals.is_empty());
+        let twice = [("a".to_owned(), Sex::Male), ("a".to_owned(), Sex::Male)];
+        assert_eq!(
+            host_city_roster(&twice),
+            Err(CityTeamError::Duplicate("a".into()))
+        );
     }
 
     #[test]

@@ -10,8 +10,8 @@
 //!   standings are not complete.
 //! - Registered teams: a city roster's counted players (R-REG-9); otherwise the entering unit of an
 //!   approved direct entry into a counted event (youth, R-TEAM-4). Region teams: the region code or
-//!   nationality registration publishes (R-TEAM-2, R-TEAM-3). The host-city team of the 2015
-//!   presets has no registration yet: its players count for their region.
+//!   nationality registration publishes (R-TEAM-2, R-TEAM-3); the players on the host city's roster
+//!   (registered like a city team, 2015 presets) count for the host-city team instead.
 //! - The number of places awarded follows the team event's prize table (R-TEAM-5).
 
 use chrono::Utc;
@@ -259,6 +259,26 @@ impl TeamRankingApi {
         }
         // Each player's team.
         let mut membership: HashMap<String, TeamMembership> = HashMap::new();
+        if let Some(host) = category.host_city_team.as_deref()
+            && category.grouping == TeamGrouping::Region
+        {
+            // The host city's roster (R-TEAM-2), registered like a city team.
+            let teams = self
+                .registration
+                .clone()
+                .list_city_teams(caller.forward(reg::ListCityTeamsRequest {
+                    championship_id: championship.to_owned(),
+                }))
+                .await
+                .map_err(upstream("registration"))?
+                .into_inner()
+                .teams;
+            for t in teams.iter().filter(|t| t.city == host) {
+                for m in t.members.iter().filter(|m| m.counted) {
+                    membership.insert(m.player_id.clone(), TeamMembership::HostCity);
+                }
+            }
+        }
         if category.grouping == TeamGrouping::Registered {
             let teams = self
                 .registration

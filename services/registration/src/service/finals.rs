@@ -223,13 +223,19 @@ impl RegistrationApi {
             return Err(invalid("city", "is required"));
         }
         let (champ, preset) = self.championship(&req.championship_id).await?;
-        let rules = preset.city_teams.ok_or_else(|| {
-            precondition(
+        // The 2015 host city's team (R-TEAM-2: 东道主杭州市具有组队权) is registered the same way.
+        let host_city = preset
+            .teams
+            .iter()
+            .any(|t| t.host_city_team.as_deref() == Some(req.city.trim()));
+        let rules = preset.city_teams.clone();
+        if rules.is_none() && !host_city {
+            return Err(precondition(
                 "NO_CITY_TEAMS",
                 &champ.id,
-                "this championship has no city teams",
-            )
-        })?;
+                "this championship has no city teams (nor a host-city team of that name)",
+            ));
+        }
         let mut roster = Vec::with_capacity(req.player_ids.len());
         for id in &req.player_ids {
             let p = match self.player(id).await {
@@ -245,13 +251,18 @@ impl RegistrationApi {
                 .ok_or_else(|| RegistrationError::NotFound(format!("sex of player {id}")))?;
             roster.push((p.id, sex));
         }
-        let verdict =
-            finals::check_city_team(&rules, &roster, self.now()).map_err(|e| match e {
-                finals::CityTeamError::Duplicate(_) => invalid("player_ids", e.to_string()),
-                finals::CityTeamError::OutsideWindow { .. } => {
-                    precondition("CITY_TEAMS_CLOSED", &champ.id, e.to_string())
-                }
-            })?;
+        let verdict = match &rules {
+            Some(rules) => {
+                finals::check_city_team(rules, &roster, self.now()).map_err(|e| match e {
+                    finals::CityTeamError::Duplicate(_) => invalid("player_ids", e.to_string()),
+                    finals::CityTeamError::OutsideWindow { .. } => {
+                        precondition("CITY_TEAMS_CLOSED", &champ.id, e.to_string())
+                    }
+                })?
+            }
+            None => finals::host_city_roster(&roster)
+                .map_err(|e| invalid("player_ids", e.to_string()))?,
+        };
         let team = city_team::Model {
             id: new_id("ct"),
             championship_id: champ.id.clone(),
