@@ -228,7 +228,7 @@ impl RegistrationApi {
             .teams
             .iter()
             .any(|t| t.host_city_team.as_deref() == Some(req.city.trim()));
-        let rules = preset.city_teams.clone();
+        let rules = preset.city_teams;
         if rules.is_none() && !host_city {
             return Err(precondition(
                 "NO_CITY_TEAMS",
