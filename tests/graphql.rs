@@ -246,3 +246,226 @@ async fn oversized_requests_are_refused_before_parsing() {
     assert_eq!(response.status(), reqwest::StatusCode::PAYLOAD_TOO_LARGE);
     app.stop().await;
 }
+
+/// Registers a player through GraphQL as the organizer; returns the id.
+async fn gql_player(app: &qiwang_blackbox::TestApp, org: &str, name: &str, seq: u32) -> String {
+    let created = app
+        .graphql(Some(org), REGISTER, input(name, "19900909", seq))
+        .await;
+    assert!(created["errors"].is_null(), "{created}");
+    created["data"]["registerPlayer"]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned()
+}
+
+#[tokio::test]
+async fn r_ind_1_r_prz_1_the_final_and_its_awards_through_graphql_alone() {
+    for backend in backends() {
+        let app = spawn_app(backend.clone()).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let referee = app.token(Role::Referee, "ref-1");
+        let champ = championship_from(&app, preset_with_window("xiangqi-2022", -1, 1)).await;
+        let mut ids = Vec::new();
+        for seq in [801, 803, 805, 802, 804, 807, 806, 808] {
+            ids.push(gql_player(&app, &org, &format!("决赛{seq}"), seq).await);
+        }
+        let created = app
+            .graphql(
+                Some(&org),
+                r#"mutation($input: CreateFinalEventInput!) {
+                    createFinalEvent(input: $input) { id rounds groups entrants { startNumber playerId } }
+                }"#,
+                json!({ "input": {
+                    "championshipId": champ, "eventCode": "men-individual", "rounds": 3,
+                    "singleField": true, "reason": "finalists",
+                    "entrants": ids.iter().enumerate()
+                        .map(|(i, id)| json!({ "playerId": id, "rating": 2000 - 10 * i }))
+                        .collect::<Vec<_>>()
+                }}),
+            )
+            .await;
+        assert!(created["errors"].is_null(), "{backend}: {created}");
+        let event = created["data"]["createFinalEvent"]["id"]
+            .as_str()
+            .expect("event id")
+            .to_owned();
+        assert_eq!(
+            created["data"]["createFinalEvent"]["entrants"]
+                .as_array()
+                .map(Vec::len),
+            Some(8)
+        );
+
+        for round in 1..=3 {
+            let paired = app
+                .graphql(
+                    Some(&referee),
+                    "mutation($e: ID!) { pairRound(eventId: $e) { number boards { number } } }",
+                    json!({ "e": event }),
+                )
+                .await;
+            assert!(paired["errors"].is_null(), "{backend}: {paired}");
+            assert_eq!(paired["data"]["pairRound"]["number"], round);
+            for board in paired["data"]["pairRound"]["boards"]
+                .as_array()
+                .expect("boards")
+            {
+                let recorded = app
+                    .graphql(
+                        Some(&referee),
+                        "mutation($i: RecordResultInput!) { recordResult(input: $i) { number } }",
+                        json!({ "i": { "eventId": event, "round": round,
+                                       "board": board["number"], "result": "FIRST_WINS" } }),
+                    )
+                    .await;
+                assert!(recorded["errors"].is_null(), "{backend}: {recorded}");
+            }
+        }
+        // A correction without a reason is refused, with the field named.
+        let refused = app
+            .graphql(
+                Some(&referee),
+                "mutation($i: RecordResultInput!) { recordResult(input: $i) { number } }",
+                json!({ "i": { "eventId": event, "round": 3, "board": 1, "result": "DRAW" } }),
+            )
+            .await;
+        assert_eq!(
+            error_code(&refused),
+            "INVALID_ARGUMENT",
+            "{backend}: {refused}"
+        );
+
+        // A player reads the standings and the ranking, but not the referees' log: that field
+        // alone fails, the rest of the response resolves.
+        let player = app.token(Role::Player, &ids[0]);
+        let read = app
+            .graphql(
+                Some(&player),
+                r#"query($e: ID!) { finalEvent(id: $e) {
+                    standings { afterRound tieBreaks rows { place playerId points tieBreakValues } }
+                    finalRanking { complete entrants { place playerId } }
+                    changes { seq }
+                } }"#,
+                json!({ "e": event }),
+            )
+            .await;
+        assert_eq!(error_code(&read), "PERMISSION_DENIED", "{backend}: {read}");
+        let fe = &read["data"]["finalEvent"];
+        assert_eq!(fe["standings"]["afterRound"], 3, "{backend}: {read}");
+        assert_eq!(fe["finalRanking"]["complete"], true);
+        assert_eq!(
+            fe["finalRanking"]["entrants"].as_array().map(Vec::len),
+            Some(8)
+        );
+        let log = app
+            .graphql(
+                Some(&referee),
+                "query($e: ID!) { finalEvent(id: $e) { changes { what who why } } }",
+                json!({ "e": event }),
+            )
+            .await;
+        assert!(log["errors"].is_null(), "{backend}: {log}");
+        assert_eq!(log["data"]["finalEvent"]["changes"][0]["what"], "created");
+
+        // Team standings and the award book.
+        let book_query = r#"query($c: ID!) {
+            teamStandings(championshipId: $c, teamEvent: "men-team") { complete ranked { team place sum } }
+            awardBook(championshipId: $c) {
+                complete approved version
+                prizeLists { event ranking awards { awardee place yuan netYuan } }
+                totals { awardee grossYuan }
+            }
+        }"#;
+        let book = app
+            .graphql(Some(&player), book_query, json!({ "c": champ }))
+            .await;
+        assert!(book["errors"].is_null(), "{backend}: {book}");
+        assert_eq!(
+            book["data"]["teamStandings"]["ranked"][0]["team"],
+            "region:33"
+        );
+        assert_eq!(book["data"]["awardBook"]["complete"], true);
+        let open = book["data"]["awardBook"]["prizeLists"]
+            .as_array()
+            .expect("lists")
+            .iter()
+            .find(|l| l["event"] == "men-individual")
+            .expect("open list")
+            .clone();
+        assert_eq!(open["awards"][0]["place"], 1);
+        assert_eq!(open["awards"][0]["yuan"], 50000);
+
+        // Approval: a player may not; the organizer does, and the decision is in the audit.
+        let approve =
+            "mutation($i: AwardsDecisionInput!) { approveAwards(input: $i) { approved version } }";
+        let input = json!({ "i": { "championshipId": champ, "reason": "committee approved" } });
+        let denied = app.graphql(Some(&player), approve, input.clone()).await;
+        assert_eq!(
+            error_code(&denied),
+            "PERMISSION_DENIED",
+            "{backend}: {denied}"
+        );
+        let approved = app.graphql(Some(&org), approve, input).await;
+        assert!(approved["errors"].is_null(), "{backend}: {approved}");
+        assert_eq!(approved["data"]["approveAwards"]["version"], 1);
+        let audit = app
+            .graphql(
+                Some(&org),
+                "query($c: ID!) { awardDecisions(championshipId: $c) { action decidedBy reason } }",
+                json!({ "c": champ }),
+            )
+            .await;
+        assert_eq!(
+            audit["data"]["awardDecisions"][0]["action"], "approve",
+            "{backend}: {audit}"
+        );
+        let hidden = app
+            .graphql(
+                Some(&player),
+                "query($c: ID!) { awardDecisions(championshipId: $c) { action } }",
+                json!({ "c": champ }),
+            )
+            .await;
+        assert_eq!(error_code(&hidden), "PERMISSION_DENIED");
+        app.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn a_service_that_is_down_fails_only_the_fields_that_need_it() {
+    let app = spawn_app(qiwang_blackbox::Backend::Sqlite).await;
+    // A second gateway whose awards service is unreachable (nothing listens on port 9).
+    let mut settings = app.settings.clone();
+    settings.gateway.listen = "127.0.0.1:0".parse().expect("address");
+    settings.metrics.listen = "127.0.0.1:0".parse().expect("address");
+    settings.gateway.service_timeout_ms = 2_000;
+    settings.services.registration = app.grpc_url.clone();
+    settings.services.awards = "http://127.0.0.1:9".into();
+    let gateway = qiwang::start(
+        &settings,
+        &qiwang::Plan {
+            components: vec![qiwang::Component::Gateway],
+            migrate_on_start: false,
+        },
+    )
+    .await
+    .expect("gateway alone");
+    let url = format!("http://{}/graphql", gateway.gateway_addr.expect("address"));
+    let org = app.token(Role::Organizer, "org-1");
+    let response: Value = reqwest::Client::new()
+        .post(&url)
+        .bearer_auth(&org)
+        .json(&json!({ "query": "{ me { subject } awardBook(championshipId: \"ch_x\") { complete } }" }))
+        .send()
+        .await
+        .expect("gateway reachable")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(response["data"]["me"]["subject"], "org-1", "{response}");
+    assert_eq!(error_code(&response), "UNAVAILABLE", "{response}");
+    assert_eq!(response["errors"][0]["path"][0], "awardBook");
+    gateway.shutdown().await.expect("shutdown");
+    app.stop().await;
+}

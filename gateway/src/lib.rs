@@ -16,7 +16,11 @@ use axum::routing::get;
 use http::HeaderMap;
 use qiwang_infra::Verifier;
 use qiwang_infra::metrics::{Metrics, REQUEST_ID, request_id_or_new};
+use qiwang_proto::awards::v1::awards_service_client::AwardsServiceClient;
+use qiwang_proto::pairing::v1::pairing_service_client::PairingServiceClient;
+use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
 use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
+use qiwang_proto::teamranking::v1::team_ranking_service_client::TeamRankingServiceClient;
 use std::time::Duration;
 use tonic::transport::{Channel, Endpoint};
 use tower_http::limit::RequestBodyLimitLayer;
@@ -27,21 +31,54 @@ pub use schema::{QiwangSchema, Viewer};
 #[derive(Clone)]
 pub struct Services {
     pub registration: RegistrationServiceClient<Channel>,
+    pub qualification: QualificationServiceClient<Channel>,
+    pub pairing: PairingServiceClient<Channel>,
+    pub team_ranking: TeamRankingServiceClient<Channel>,
+    pub awards: AwardsServiceClient<Channel>,
+}
+
+/// Where each service is reached.
+#[derive(Debug, Clone)]
+pub struct ServiceUrls {
+    pub registration: String,
+    pub qualification: String,
+    pub pairing: String,
+    pub team_ranking: String,
+    pub awards: String,
+}
+
+impl ServiceUrls {
+    /// Every service at one address (the embedded default: one process).
+    pub fn all_at(url: &str) -> ServiceUrls {
+        ServiceUrls {
+            registration: url.to_owned(),
+            qualification: url.to_owned(),
+            pairing: url.to_owned(),
+            team_ranking: url.to_owned(),
+            awards: url.to_owned(),
+        }
+    }
 }
 
 impl Services {
-    /// Lazily-connecting clients: the gateway starts even while a service is down, and each call
-    /// has `timeout`.
+    /// Lazily-connecting clients: the gateway starts even while a service is down, each call has
+    /// `timeout`, and a service that is down fails only the fields that need it.
     pub fn connect_lazy(
-        registration_url: &str,
+        urls: &ServiceUrls,
         timeout: Duration,
     ) -> Result<Services, tonic::transport::Error> {
-        let channel = Endpoint::from_shared(registration_url.to_owned())?
-            .timeout(timeout)
-            .connect_timeout(timeout)
-            .connect_lazy();
+        let channel = |url: &str| -> Result<Channel, tonic::transport::Error> {
+            Ok(Endpoint::from_shared(url.to_owned())?
+                .timeout(timeout)
+                .connect_timeout(timeout)
+                .connect_lazy())
+        };
         Ok(Services {
-            registration: RegistrationServiceClient::new(channel),
+            registration: RegistrationServiceClient::new(channel(&urls.registration)?),
+            qualification: QualificationServiceClient::new(channel(&urls.qualification)?),
+            pairing: PairingServiceClient::new(channel(&urls.pairing)?),
+            team_ranking: TeamRankingServiceClient::new(channel(&urls.team_ranking)?),
+            awards: AwardsServiceClient::new(channel(&urls.awards)?),
         })
     }
 }

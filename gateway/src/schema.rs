@@ -1,8 +1,11 @@
-//! The GraphQL schema (first cut). Types here are DTOs built from the services' protobuf messages;
-//! every resolver calls a service over gRPC with the viewer's own token.
+//! The GraphQL schema. Types here are DTOs built from the services' protobuf messages; every
+//! resolver calls a service over gRPC with the viewer's own token. The roots merge one part per
+//! service area: registration (this file), the final (`final_event`), and team standings and
+//! awards (`awards`).
 
 use async_graphql::{
-    Context, EmptySubscription, Enum, Guard, ID, InputObject, Object, Schema, SimpleObject,
+    Context, EmptySubscription, Enum, Guard, ID, InputObject, MergedObject, Object, Schema,
+    SimpleObject,
 };
 use qiwang_infra::auth::{Caller, Role};
 use qiwang_proto::registration::v1 as pb;
@@ -10,7 +13,26 @@ use qiwang_proto::registration::v1 as pb;
 use crate::Services;
 use crate::error::{GatewayError, GqlResult, gql};
 
+mod awards;
+mod final_event;
+
 pub type QiwangSchema = Schema<QueryRoot, MutationRoot, EmptySubscription>;
+
+/// Every query, one part per service area.
+#[derive(MergedObject, Default)]
+pub struct QueryRoot(
+    RegistrationQuery,
+    final_event::FinalQuery,
+    awards::AwardsQuery,
+);
+
+/// Every mutation, one part per service area.
+#[derive(MergedObject, Default)]
+pub struct MutationRoot(
+    RegistrationMutation,
+    final_event::FinalMutation,
+    awards::AwardsMutation,
+);
 
 /// Who is asking, as established from the `Authorization` header before execution.
 #[derive(Debug, Clone)]
@@ -29,6 +51,11 @@ impl Viewer {
             Viewer::Refused(why) => Err(GatewayError::Unauthenticated(why.clone())),
         }
     }
+}
+
+/// The gRPC clients.
+fn services<'a>(ctx: &'a Context<'_>) -> &'a Services {
+    ctx.data_unchecked::<Services>()
 }
 
 fn viewer<'a>(ctx: &'a Context<'_>) -> GqlResult<&'a Caller> {
@@ -297,15 +324,16 @@ pub struct EnterEventInput {
     pub player_id: ID,
 }
 
-pub struct QueryRoot;
+#[derive(Default)]
+pub struct RegistrationQuery;
 
 #[Object]
-impl QueryRoot {
+impl RegistrationQuery {
     /// The signed-in viewer, with their player record if they are a registered player.
     async fn me(&self, ctx: &Context<'_>) -> GqlResult<Me> {
         let caller = viewer(ctx)?;
         let player = if caller.is(Role::Player) {
-            let mut client = ctx.data_unchecked::<Services>().registration.clone();
+            let mut client = services(ctx).registration.clone();
             match client
                 .get_player(authed(
                     caller,
@@ -332,7 +360,7 @@ impl QueryRoot {
     /// One player; personal data masked unless the viewer may see it.
     async fn player(&self, ctx: &Context<'_>, id: ID) -> GqlResult<Option<Player>> {
         let caller = viewer(ctx)?;
-        let mut client = ctx.data_unchecked::<Services>().registration.clone();
+        let mut client = services(ctx).registration.clone();
         match client
             .get_player(authed(caller, pb::GetPlayerRequest { id: id.0 }))
             .await
@@ -357,7 +385,7 @@ impl QueryRoot {
         let caller = viewer(ctx)?;
         let filter = filter.unwrap_or_default();
         let page = page.unwrap_or_default();
-        let mut client = ctx.data_unchecked::<Services>().registration.clone();
+        let mut client = services(ctx).registration.clone();
         let response = client
             .list_players(authed(
                 caller,
@@ -380,7 +408,7 @@ impl QueryRoot {
     /// Every championship.
     async fn championships(&self, ctx: &Context<'_>) -> GqlResult<Vec<Championship>> {
         let caller = viewer(ctx)?;
-        let mut client = ctx.data_unchecked::<Services>().registration.clone();
+        let mut client = services(ctx).registration.clone();
         let response = client
             .list_championships(authed(caller, pb::ListChampionshipsRequest {}))
             .await
@@ -394,10 +422,11 @@ impl QueryRoot {
     }
 }
 
-pub struct MutationRoot;
+#[derive(Default)]
+pub struct RegistrationMutation;
 
 #[Object]
-impl MutationRoot {
+impl RegistrationMutation {
     /// Register a player: a player registers themself; an organizer registers on a player's behalf.
     async fn register_player(
         &self,
@@ -436,7 +465,7 @@ impl MutationRoot {
             }),
             phone: input.phone.unwrap_or_default(),
         };
-        let mut client = ctx.data_unchecked::<Services>().registration.clone();
+        let mut client = services(ctx).registration.clone();
         let player = client
             .register_player(authed(caller, request))
             .await
@@ -447,7 +476,7 @@ impl MutationRoot {
     /// Link a partner-platform account to a player (R-REG-4).
     async fn link_account(&self, ctx: &Context<'_>, input: LinkAccountInput) -> GqlResult<Player> {
         let caller = viewer(ctx)?;
-        let mut client = ctx.data_unchecked::<Services>().registration.clone();
+        let mut client = services(ctx).registration.clone();
         let request = pb::LinkAccountRequest {
             player_id: input.player_id.0,
             platform: input.platform,
@@ -463,7 +492,7 @@ impl MutationRoot {
     /// Enter the online qualifier of an event (R-REG-1).
     async fn enter_event(&self, ctx: &Context<'_>, input: EnterEventInput) -> GqlResult<Entry> {
         let caller = viewer(ctx)?;
-        let mut client = ctx.data_unchecked::<Services>().registration.clone();
+        let mut client = services(ctx).registration.clone();
         let request = pb::EnterEventRequest {
             championship_id: input.championship_id.0,
             event: input.event,
@@ -479,20 +508,28 @@ impl MutationRoot {
 
 /// Builds the schema with its limits. `services` are the gRPC clients resolvers call.
 pub fn build(services: Services, max_depth: usize, max_complexity: usize) -> QiwangSchema {
-    Schema::build(QueryRoot, MutationRoot, EmptySubscription)
-        .data(services)
-        .limit_depth(max_depth)
-        .limit_complexity(max_complexity)
-        .limit_recursive_depth(32)
-        .limit_directives(16)
-        .finish()
+    Schema::build(
+        QueryRoot::default(),
+        MutationRoot::default(),
+        EmptySubscription,
+    )
+    .data(services)
+    .limit_depth(max_depth)
+    .limit_complexity(max_complexity)
+    .limit_recursive_depth(32)
+    .limit_directives(16)
+    .finish()
 }
 
 /// The schema's SDL, as committed in `gateway/schema.graphql`.
 pub fn sdl() -> String {
-    Schema::build(QueryRoot, MutationRoot, EmptySubscription)
-        .finish()
-        .sdl()
+    Schema::build(
+        QueryRoot::default(),
+        MutationRoot::default(),
+        EmptySubscription,
+    )
+    .finish()
+    .sdl()
 }
 
 #[cfg(test)]

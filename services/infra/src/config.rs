@@ -84,10 +84,12 @@ pub struct GatewaySettings {
 pub struct ServiceEndpoints {
     pub registration: String,
     pub qualification: String,
-    /// The pairing service (the final's Swiss events); the gateway will call it (issue 6).
+    /// The pairing service (the final's Swiss events).
     pub pairing: String,
     /// The team-ranking service (the awards service reads team standings there).
     pub team_ranking: String,
+    /// The awards service (the gateway reads award books there).
+    pub awards: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,6 +158,7 @@ impl Default for Settings {
                 qualification: "http://127.0.0.1:50051".into(),
                 pairing: "http://127.0.0.1:50051".into(),
                 team_ranking: "http://127.0.0.1:50051".into(),
+                awards: "http://127.0.0.1:50051".into(),
             },
             auth: AuthSettings {
                 mode: AuthMode::Development,

@@ -311,15 +311,22 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
 
     if plan.components.contains(&Component::Gateway) {
         // In one process, the gateway calls the services on the listener just bound.
-        let registration_url = match suite.grpc_addr {
-            Some(addr) if services.contains(&Component::Registration) => format!("http://{addr}"),
-            _ => settings.services.registration.clone(),
+        let local = |component: Component, configured: &str| match suite.grpc_addr {
+            Some(addr) if services.contains(&component) => format!("http://{addr}"),
+            _ => configured.to_owned(),
+        };
+        let urls = qiwang_gateway::ServiceUrls {
+            registration: local(Component::Registration, &settings.services.registration),
+            qualification: local(Component::Qualification, &settings.services.qualification),
+            pairing: local(Component::Pairing, &settings.services.pairing),
+            team_ranking: local(Component::TeamRanking, &settings.services.team_ranking),
+            awards: local(Component::Awards, &settings.services.awards),
         };
         let clients = Services::connect_lazy(
-            &registration_url,
+            &urls,
             Duration::from_millis(settings.gateway.service_timeout_ms),
         )
-        .with_context(|| format!("services.registration = {registration_url:?}"))?;
+        .with_context(|| format!("service URLs {urls:?}"))?;
         let app = qiwang_gateway::router(
             clients,
             verifier.clone(),
