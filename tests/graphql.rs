@@ -469,3 +469,151 @@ async fn a_service_that_is_down_fails_only_the_fields_that_need_it() {
     gateway.shutdown().await.expect("shutdown");
     app.stop().await;
 }
+
+#[tokio::test]
+async fn r_onl_2_r_adv_1_leaderboard_with_own_row_and_the_cut_through_graphql() {
+    use qiwang_blackbox::{chinese_player, with_token};
+    use qiwang_proto::qualification::v1 as q;
+    use qiwang_proto::registration::v1 as pb;
+    for backend in backends() {
+        let app = spawn_app(backend.clone()).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let partner = app.token(Role::Partner, "yizhan-bot");
+        let champ = championship_from(&app, preset_with_window("go-2015", -1, 1)).await;
+        let mut reg = app.registration().await;
+        let mut ids = Vec::new();
+        for i in 0..3u32 {
+            let p = reg
+                .register_player(with_token(
+                    &org,
+                    chinese_player(&format!("网{i}"), "19900101", 901 + 2 * i),
+                ))
+                .await
+                .expect("register")
+                .into_inner();
+            reg.link_account(with_token(
+                &partner,
+                pb::LinkAccountRequest {
+                    player_id: p.id.clone(),
+                    platform: "yizhan".into(),
+                    account_id: format!("acc-{i}"),
+                },
+            ))
+            .await
+            .expect("link");
+            reg.enter_event(with_token(
+                &org,
+                pb::EnterEventRequest {
+                    championship_id: champ.clone(),
+                    event: "men-individual".into(),
+                    player_id: p.id.clone(),
+                },
+            ))
+            .await
+            .expect("enter");
+            ids.push(p.id);
+        }
+        let period = json!({ "championshipId": champ, "stage": "haixuan", "period": 1 });
+        let opened = app
+            .graphql(
+                Some(&org),
+                "mutation($p: PeriodInput!) { openPeriod(period: $p) }",
+                json!({ "p": period }),
+            )
+            .await;
+        assert_eq!(opened["data"]["openPeriod"], true, "{backend}: {opened}");
+        // Player 0 beats player 1 twice and player 2 once (10:00 China time, 2015-08-02).
+        let t0 = 1_438_480_800i64;
+        let games: Vec<q::GameReport> = [(0, 1), (0, 1), (0, 2), (2, 1)]
+            .iter()
+            .enumerate()
+            .map(|(k, (w, l))| {
+                let start = t0 + 1800 * k as i64;
+                q::GameReport {
+                    championship_id: champ.clone(),
+                    game_id: format!("gq{k}"),
+                    first_account: format!("acc-{w}"),
+                    second_account: format!("acc-{l}"),
+                    result: q::Result::FirstWins as i32,
+                    end_reason: q::EndReason::Resignation as i32,
+                    first_move_ms: Some(3_000),
+                    second_move_ms: Some(4_000),
+                    started_at: Some(prost_types::Timestamp {
+                        seconds: start,
+                        nanos: 0,
+                    }),
+                    ended_at: Some(prost_types::Timestamp {
+                        seconds: start + 1200,
+                        nanos: 0,
+                    }),
+                    ..Default::default()
+                }
+            })
+            .collect();
+        let mut qual = qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient::connect(app.grpc_url.clone())
+            .await
+            .expect("connect");
+        let summary = qual
+            .report_games(with_token(&partner, tokio_stream::iter(games)))
+            .await
+            .expect("report")
+            .into_inner();
+        assert_eq!(summary.stored, 4, "{backend}: {summary:?}");
+
+        // A player sees the first page and their own row wherever it stands.
+        let board = app
+            .graphql(
+                Some(&app.token(Role::Player, &ids[1])),
+                "query($p: PeriodInput!) { leaderboard(period: $p, size: 1) { total rows { rank playerId points } own { rank playerId points } } }",
+                json!({ "p": period }),
+            )
+            .await;
+        assert!(board["errors"].is_null(), "{backend}: {board}");
+        let lb = &board["data"]["leaderboard"];
+        assert_eq!(lb["total"], 3);
+        assert_eq!(lb["rows"][0]["playerId"], ids[0].as_str());
+        assert_eq!(lb["rows"][0]["points"], 6);
+        assert_eq!(lb["own"]["playerId"], ids[1].as_str());
+        assert_eq!(lb["own"]["points"], -6, "three losses (go-2015: a loss costs 2 points)");
+
+        // Closing is the organizers'; the cut gives each player's reason (R-ADV-1: 4 points).
+        let close = "mutation($p: PeriodInput!) { closePeriod(period: $p) { toStage rows { playerId advanced reason } } }";
+        let denied = app
+            .graphql(
+                Some(&app.token(Role::Player, &ids[0])),
+                close,
+                json!({ "p": period }),
+            )
+            .await;
+        assert_eq!(
+            error_code(&denied),
+            "PERMISSION_DENIED",
+            "{backend}: {denied}"
+        );
+        let cut = app.graphql(Some(&org), close, json!({ "p": period })).await;
+        assert!(cut["errors"].is_null(), "{backend}: {cut}");
+        let rows = cut["data"]["closePeriod"]["rows"].as_array().expect("rows");
+        let advanced: Vec<&str> = rows
+            .iter()
+            .filter(|r| r["advanced"] == true)
+            .map(|r| r["playerId"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(advanced, [ids[0].as_str()], "{backend}: {cut}");
+        assert!(
+            rows.iter()
+                .all(|r| !r["reason"].as_str().unwrap_or_default().is_empty())
+        );
+        let again = app
+            .graphql(
+                Some(&app.token(Role::Player, &ids[2])),
+                "query($p: PeriodInput!) { advancement(period: $p) { toStage rows { playerId } } }",
+                json!({ "p": period }),
+            )
+            .await;
+        assert_eq!(
+            again["data"]["advancement"]["toStage"], "jinji",
+            "{backend}: {again}"
+        );
+        app.stop().await;
+    }
+}

@@ -1,7 +1,7 @@
 //! The GraphQL schema. Types here are DTOs built from the services' protobuf messages; every
 //! resolver calls a service over gRPC with the viewer's own token. The roots merge one part per
-//! service area: registration (this file), the final (`final_event`), and team standings and
-//! awards (`awards`).
+//! service area: registration (this file), the online stages (`qualification`), the final
+//! (`final_event`), and team standings and awards (`awards`).
 
 use async_graphql::{
     Context, EmptySubscription, Enum, Guard, ID, InputObject, MergedObject, Object, Schema,
@@ -15,6 +15,7 @@ use crate::error::{GatewayError, GqlResult, gql};
 
 mod awards;
 mod final_event;
+mod qualification;
 
 pub type QiwangSchema = Schema<QueryRoot, MutationRoot, EmptySubscription>;
 
@@ -22,6 +23,7 @@ pub type QiwangSchema = Schema<QueryRoot, MutationRoot, EmptySubscription>;
 #[derive(MergedObject, Default)]
 pub struct QueryRoot(
     RegistrationQuery,
+    qualification::QualificationQuery,
     final_event::FinalQuery,
     awards::AwardsQuery,
 );
@@ -30,6 +32,7 @@ pub struct QueryRoot(
 #[derive(MergedObject, Default)]
 pub struct MutationRoot(
     RegistrationMutation,
+    qualification::QualificationMutation,
     final_event::FinalMutation,
     awards::AwardsMutation,
 );
