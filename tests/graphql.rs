@@ -574,7 +574,10 @@ async fn r_onl_2_r_adv_1_leaderboard_with_own_row_and_the_cut_through_graphql() 
         assert_eq!(lb["rows"][0]["playerId"], ids[0].as_str());
         assert_eq!(lb["rows"][0]["points"], 6);
         assert_eq!(lb["own"]["playerId"], ids[1].as_str());
-        assert_eq!(lb["own"]["points"], -6, "three losses (go-2015: a loss costs 2 points)");
+        assert_eq!(
+            lb["own"]["points"], -6,
+            "three losses (go-2015: a loss costs 2 points)"
+        );
 
         // Closing is the organizers'; the cut gives each player's reason (R-ADV-1: 4 points).
         let close = "mutation($p: PeriodInput!) { closePeriod(period: $p) { toStage rows { playerId advanced reason } } }";

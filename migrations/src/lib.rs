@@ -18,6 +18,7 @@ mod m20261201_000006_registration_wildcards;
 mod m20261201_000007_team_ranking_init;
 mod m20261201_000008_awards_init;
 mod m20261201_000009_team_ranking_overrides;
+mod m20261201_000010_audit_chains;
 
 pub struct Migrator;
 
@@ -36,6 +37,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000007_team_ranking_init::Migration),
             Box::new(m20261201_000008_awards_init::Migration),
             Box::new(m20261201_000009_team_ranking_overrides::Migration),
+            Box::new(m20261201_000010_audit_chains::Migration),
         ]
     }
 

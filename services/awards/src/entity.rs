@@ -110,6 +110,9 @@ pub mod decisions {
         pub decided_at: DateTimeUtc,
         pub reason: String,
         pub detail: String,
+        /// The previous entry's hash (`qiwang_infra::audit`).
+        pub prev_hash: String,
+        pub hash: String,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -20,3 +20,17 @@ pub mod error;
 pub mod service;
 
 pub use service::{AwardsApi, Upstream};
+
+/// The audit log's chain (`qiwang_infra::audit`): `qiwang audit check` verifies it.
+pub const AUDIT_CHAIN: qiwang_infra::audit::ChainedTable = qiwang_infra::audit::ChainedTable {
+    name: "awards_decisions",
+    id_column: "id",
+    time_column: "decided_at",
+    text_columns: &[
+        "championship_id",
+        "action",
+        "decided_by",
+        "reason",
+        "detail",
+    ],
+};

@@ -1014,13 +1014,24 @@ async fn audit(
     reason: &str,
     detail: String,
 ) -> Result<()> {
+    use qiwang_infra::audit as chain;
+    chain::lock_chain(txn, crate::AUDIT_CHAIN.name).await?;
+    let prev_hash = chain::last_hash(txn, &crate::AUDIT_CHAIN).await?;
+    let at = chain::chain_time(Utc::now());
+    let hash = chain::entry_hash(
+        &prev_hash,
+        at,
+        &[championship, action, &caller.subject, reason, &detail],
+    );
     decisions::Entity::insert(decisions::ActiveModel {
         championship_id: Set(championship.to_owned()),
         action: Set(action.to_owned()),
         decided_by: Set(caller.subject.clone()),
-        decided_at: Set(Utc::now()),
+        decided_at: Set(at),
         reason: Set(reason.to_owned()),
         detail: Set(detail),
+        prev_hash: Set(prev_hash),
+        hash: Set(hash),
         ..Default::default()
     })
     .exec_without_returning(txn)

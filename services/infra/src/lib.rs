@@ -3,6 +3,7 @@
 //!
 //! API boundary: no domain rules live here (they are in `qiwang-core`), and no service's tables.
 
+pub mod audit;
 pub mod auth;
 pub mod config;
 pub mod db;

@@ -108,6 +108,13 @@ pub struct RunningSuite {
     health: Option<tonic_health::server::HealthReporter>,
 }
 
+/// Every service's audit log (`qiwang audit check`).
+pub const AUDIT_CHAINS: &[qiwang_infra::audit::ChainedTable] = &[
+    qiwang_registration::AUDIT_CHAIN,
+    qiwang_qualification::AUDIT_CHAIN,
+    qiwang_awards::AUDIT_CHAIN,
+];
+
 /// gRPC service names, as health and reflection report them.
 pub const REGISTRATION_SERVICE: &str = "qiwang.registration.v1.RegistrationService";
 pub const QUALIFICATION_SERVICE: &str = "qiwang.qualification.v1.QualificationService";

@@ -74,6 +74,18 @@ enum Command {
         #[command(subcommand)]
         action: LotteryAction,
     },
+    /// The tamper-evident audit logs (R-DIS-3).
+    Audit {
+        #[command(subcommand)]
+        action: AuditAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum AuditAction {
+    /// Checks every link of every service's audit log; prints the first broken link and exits 1
+    /// when one is broken.
+    Check,
 }
 
 #[derive(Subcommand)]
@@ -226,6 +238,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                             println!("pending  {}", m.name());
                         }
                     }
+                }
+            }
+            Command::Audit { action: AuditAction::Check } => {
+                let db = qiwang_infra::db::connect(&settings.database_url()).await.context("connecting to the database")?;
+                let mut broken = false;
+                for table in qiwang::AUDIT_CHAINS {
+                    match qiwang_infra::audit::check_chain(&db, table).await? {
+                        qiwang_infra::audit::ChainCheck::Intact { entries } => {
+                            println!("{}: intact, {entries} entries", table.name);
+                        }
+                        qiwang_infra::audit::ChainCheck::Broken(link) => {
+                            println!("BROKEN {link}");
+                            broken = true;
+                        }
+                    }
+                }
+                if broken {
+                    return Ok(ExitCode::FAILURE);
                 }
             }
             Command::Bench { which: BenchKind::Ingest(bench) } => qiwang::bench::run(bench).await?,

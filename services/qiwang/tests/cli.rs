@@ -463,3 +463,31 @@ fn r_pair_3_lottery_verify_reruns_a_published_draw() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stdout).contains("MISMATCH"));
 }
+
+#[test]
+fn r_dis_3_audit_check_reports_every_chain() {
+    let dir = temp_dir();
+    let run = |args: &[&str]| {
+        qiwang()
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("runs")
+    };
+    let migrated = run(&["migrate", "up"]);
+    assert!(migrated.status.success(), "{migrated:?}");
+    let checked = run(&["audit", "check"]);
+    let stdout = String::from_utf8_lossy(&checked.stdout);
+    assert!(checked.status.success(), "{checked:?}");
+    for table in [
+        "registration_audit",
+        "qualification_audit",
+        "awards_decisions",
+    ] {
+        assert!(
+            stdout.contains(&format!("{table}: intact, 0 entries")),
+            "{stdout}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -171,6 +171,9 @@ pub mod audit {
         pub action: String,
         pub subject: String,
         pub detail: String,
+        /// The previous entry's hash (`qiwang_infra::audit`).
+        pub prev_hash: String,
+        pub hash: String,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -186,14 +186,26 @@ impl QualificationApi {
         subject: &str,
         detail: String,
     ) -> Result<()> {
+        use qiwang_infra::audit as chain;
+        chain::lock_chain(db, crate::AUDIT_CHAIN.name).await?;
+        let prev_hash = chain::last_hash(db, &crate::AUDIT_CHAIN).await?;
+        let at = chain::chain_time(Utc::now());
+        let role = caller.role.as_str();
+        let hash = chain::entry_hash(
+            &prev_hash,
+            at,
+            &[&caller.subject, role, action, subject, &detail],
+        );
         audit::Entity::insert(audit::ActiveModel {
             id: NotSet,
-            at: Set(Utc::now()),
+            at: Set(at),
             actor: Set(caller.subject.clone()),
-            role: Set(caller.role.as_str().to_owned()),
+            role: Set(role.to_owned()),
             action: Set(action.to_owned()),
             subject: Set(subject.to_owned()),
             detail: Set(detail),
+            prev_hash: Set(prev_hash),
+            hash: Set(hash),
         })
         .exec(db)
         .await?;

@@ -10,3 +10,11 @@ pub mod error;
 pub mod service;
 
 pub use service::RegistrationApi;
+
+/// The audit log's chain (`qiwang_infra::audit`): `qiwang audit check` verifies it.
+pub const AUDIT_CHAIN: qiwang_infra::audit::ChainedTable = qiwang_infra::audit::ChainedTable {
+    name: "registration_audit",
+    id_column: "id",
+    time_column: "at",
+    text_columns: &["actor", "role", "action", "subject", "detail"],
+};
