@@ -1,0 +1,349 @@
+//! The gateway's security suite (issue 6): every case must be refused with the right
+//! `extensions.code` and change nothing. Tokens (missing, expired, another key, `alg: none`, wrong
+//! issuer or audience, garbage, another scheme), roles (players, partners, federations and referees
+//! calling what is not theirs), guarded fields, personal data, and abusive documents. SQLite, and
+//! PostgreSQL when configured.
+
+use base64::Engine;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use qiwang_blackbox::{TestApp, backends, championship_from, preset_with_window, spawn_app};
+use qiwang_infra::auth::{Claims, Role};
+use serde_json::{Value, json};
+
+fn code(response: &Value) -> String {
+    response["errors"][0]["extensions"]["code"]
+        .as_str()
+        .unwrap_or("<none>")
+        .to_owned()
+}
+
+async fn post(app: &TestApp, authorization: Option<&str>, body: Value) -> (u16, Value) {
+    let mut request = reqwest::Client::new().post(&app.graphql_url).json(&body);
+    if let Some(h) = authorization {
+        request = request.header("authorization", h);
+    }
+    let response = request.send().await.expect("gateway reachable");
+    let status = response.status().as_u16();
+    let body = response.json().await.unwrap_or(Value::Null);
+    (status, body)
+}
+
+fn claims(role: Role, iss: &str, aud: &str, exp_offset: i64) -> Claims {
+    let now = jsonwebtoken::get_current_timestamp() as i64;
+    Claims {
+        sub: "org-1".into(),
+        role,
+        platform: None,
+        iss: iss.into(),
+        aud: aud.into(),
+        iat: (now - 60) as u64,
+        exp: (now + exp_offset) as u64,
+    }
+}
+
+fn signed(secret: &[u8], c: &Claims) -> String {
+    jsonwebtoken::encode(
+        &Header::new(Algorithm::HS256),
+        c,
+        &EncodingKey::from_secret(secret).expect("key"),
+    )
+    .expect("encode")
+}
+
+/// `alg: none`: a header and claims with an empty signature.
+fn unsigned(c: &Claims) -> String {
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    format!(
+        "{}.{}.",
+        b64.encode(br#"{"alg":"none","typ":"JWT"}"#),
+        b64.encode(serde_json::to_vec(c).expect("claims"))
+    )
+}
+
+/// Every organizer-only (or staff-only) mutation, with arguments that would otherwise be read.
+fn privileged_mutations(champ: &str) -> Vec<(&'static str, String)> {
+    let c = champ;
+    vec![
+        ("createFinalEvent", format!(r#"mutation {{ createFinalEvent(input: {{ championshipId: "{c}", eventCode: "men-individual", entrants: [], reason: "x" }}) {{ id }} }}"#)),
+        ("disqualifyEntrant", r#"mutation { disqualifyEntrant(input: { eventId: "evt_x", playerId: "p", reason: "x" }) { id } }"#.to_owned()),
+        ("decideAppeal", r#"mutation { decideAppeal(input: { eventId: "evt_x", appealId: "a", upheld: true, decision: "x" }) { id } }"#.to_owned()),
+        ("freezeTeamStandings", format!(r#"mutation {{ freezeTeamStandings(input: {{ championshipId: "{c}", teamEvent: "men-team", reason: "x" }}) {{ frozen }} }}"#)),
+        ("overrideTeamStandings", format!(r#"mutation {{ overrideTeamStandings(input: {{ championshipId: "{c}", teamEvent: "men-team", reason: "x" }}) {{ frozen }} }}"#)),
+        ("approveAwards", format!(r#"mutation {{ approveAwards(input: {{ championshipId: "{c}", reason: "x" }}) {{ version }} }}"#)),
+        ("overrideAwards", format!(r#"mutation {{ overrideAwards(input: {{ championshipId: "{c}", reason: "x" }}) {{ version }} }}"#)),
+        ("recordDeduction", format!(r#"mutation {{ recordDeduction(input: {{ championshipId: "{c}", event: "men-individual", ranking: "open", awardee: "p", yuan: 1, reason: "x" }}) {{ id }} }}"#)),
+        ("recordDanHolding", format!(r#"mutation {{ recordDanHolding(input: {{ championshipId: "{c}", playerId: "p", amateurDan: 8, reason: "x" }}) {{ amateurDan }} }}"#)),
+        ("openPeriod", format!(r#"mutation {{ openPeriod(period: {{ championshipId: "{c}", stage: "haixuan", period: 1 }}) }}"#)),
+        ("closePeriod", format!(r#"mutation {{ closePeriod(period: {{ championshipId: "{c}", stage: "haixuan", period: 1 }}) {{ toStage }} }}"#)),
+        ("composeFinalists", format!(r#"mutation {{ composeFinalists(championshipId: "{c}") {{ notice }} }}"#)),
+        ("publishNotice", format!(r#"mutation {{ publishNotice(championshipId: "{c}") {{ notice }} }}"#)),
+        ("closeNotice", format!(r#"mutation {{ closeNotice(championshipId: "{c}") {{ notice }} }}"#)),
+    ]
+}
+
+/// Mutations for referees and organizers only.
+fn staff_mutations() -> Vec<(&'static str, String)> {
+    vec![
+        ("pairRound", r#"mutation { pairRound(eventId: "evt_x") { number } }"#.to_owned()),
+        ("recordResult", r#"mutation { recordResult(input: { eventId: "evt_x", round: 1, board: 1, result: FIRST_WINS }) { number } }"#.to_owned()),
+        ("withdrawEntrant", r#"mutation { withdrawEntrant(input: { eventId: "evt_x", playerId: "p", reason: "x" }) { id } }"#.to_owned()),
+    ]
+}
+
+/// Cases run and the ones not refused as they must be.
+#[derive(Default)]
+struct Tally {
+    cases: u32,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    fn expect(&mut self, name: String, got: String, want: &str) {
+        self.cases += 1;
+        if got != want {
+            self.failures.push(format!("{name}: {got}, want {want}"));
+        }
+    }
+}
+
+#[tokio::test]
+async fn security_suite_every_case_is_refused_with_its_code_and_changes_nothing() {
+    for backend in backends() {
+        let app = spawn_app(backend.clone()).await;
+        let champ = championship_from(&app, preset_with_window("go-2025", -1, 1)).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let secret = std::fs::read_to_string(app.settings.data_dir.join("dev-jwt-secret"))
+            .expect("dev secret");
+        let secret = base64::engine::general_purpose::STANDARD
+            .decode(secret.trim())
+            .expect("base64");
+        let mut t = Tally::default();
+
+        // 1. Tokens: every bad token, on a query and on a mutation.
+        let good = claims(Role::Organizer, "qiwang", "qiwang", 600);
+        let bad_tokens: Vec<(&str, Option<String>)> = vec![
+            ("no token", None),
+            (
+                "expired",
+                Some(format!(
+                    "Bearer {}",
+                    signed(&secret, &claims(Role::Organizer, "qiwang", "qiwang", -600))
+                )),
+            ),
+            (
+                "another key",
+                Some(format!(
+                    "Bearer {}",
+                    signed(b"not-the-deployment-key-0123456789", &good)
+                )),
+            ),
+            ("alg none", Some(format!("Bearer {}", unsigned(&good)))),
+            (
+                "wrong issuer",
+                Some(format!(
+                    "Bearer {}",
+                    signed(
+                        &secret,
+                        &claims(Role::Organizer, "someone-else", "qiwang", 600)
+                    )
+                )),
+            ),
+            (
+                "wrong audience",
+                Some(format!(
+                    "Bearer {}",
+                    signed(
+                        &secret,
+                        &claims(Role::Organizer, "qiwang", "another-app", 600)
+                    )
+                )),
+            ),
+            ("garbage", Some("Bearer not.a.jwt".to_owned())),
+            ("basic scheme", Some("Basic b3JnOnB3".to_owned())),
+        ];
+        let approve = format!(
+            r#"mutation {{ approveAwards(input: {{ championshipId: "{champ}", reason: "x" }}) {{ version }} }}"#
+        );
+        for (name, header) in &bad_tokens {
+            for (what, query) in [
+                ("query", "{ me { subject } }"),
+                ("mutation", approve.as_str()),
+            ] {
+                let (_, r) = post(&app, header.as_deref(), json!({ "query": query })).await;
+                t.expect(format!("{name} / {what}"), code(&r), "UNAUTHENTICATED");
+            }
+        }
+        // The sanity case: the same forged organizer token, correctly signed, is accepted.
+        let (_, r) = post(
+            &app,
+            Some(&format!("Bearer {}", signed(&secret, &good))),
+            json!({ "query": "{ me { subject role } }" }),
+        )
+        .await;
+        assert_eq!(r["data"]["me"]["role"], "ORGANIZER", "{backend}: {r}");
+
+        // 2. Roles: players, partners and federations may not decide; referees may not decide
+        //    what only organizers decide.
+        let player = app.token(Role::Player, "pl_someone");
+        let partner = app.token(Role::Partner, "yizhan-bot");
+        let federation = app.token(Role::Federation, "cwa");
+        let referee = app.token(Role::Referee, "ref-1");
+        for (who, token) in [
+            ("player", &player),
+            ("partner", &partner),
+            ("federation", &federation),
+        ] {
+            for (name, query) in privileged_mutations(&champ)
+                .into_iter()
+                .chain(staff_mutations())
+            {
+                let (_, r) = post(
+                    &app,
+                    Some(&format!("Bearer {token}")),
+                    json!({ "query": query }),
+                )
+                .await;
+                t.expect(format!("{who} / {name}"), code(&r), "PERMISSION_DENIED");
+            }
+        }
+        for (name, query) in privileged_mutations(&champ) {
+            let (_, r) = post(
+                &app,
+                Some(&format!("Bearer {referee}")),
+                json!({ "query": query }),
+            )
+            .await;
+            t.expect(format!("referee / {name}"), code(&r), "PERMISSION_DENIED");
+        }
+
+        // 3. Guarded fields and personal data.
+        for (name, query) in [
+            ("players list", "{ players { players { id } } }".to_owned()),
+            (
+                "award decisions",
+                format!(r#"{{ awardDecisions(championshipId: "{champ}") {{ action }} }}"#),
+            ),
+            (
+                "notice reports",
+                format!(r#"{{ noticeReports(championshipId: "{champ}") {{ reportId }} }}"#),
+            ),
+        ] {
+            let (_, r) = post(
+                &app,
+                Some(&format!("Bearer {player}")),
+                json!({ "query": query }),
+            )
+            .await;
+            t.expect(format!("player / {name}"), code(&r), "PERMISSION_DENIED");
+        }
+        let (_, registered) = post(
+            &app,
+            Some(&format!("Bearer {org}")),
+            json!({
+                "query": "mutation($i: RegisterPlayerInput!) { registerPlayer(input: $i) { id } }",
+                "variables": { "i": {
+                    "name": "隐私", "sex": "MALE", "birthDate": "1990-01-01",
+                    "residentId": qiwang_blackbox::resident_id("19900101", 111),
+                    "phone": "13811112222"
+                } }
+            }),
+        )
+        .await;
+        let other = registered["data"]["registerPlayer"]["id"]
+            .as_str()
+            .expect("registered")
+            .to_owned();
+        let (_, r) = post(
+            &app,
+            Some(&format!("Bearer {player}")),
+            json!({ "query": format!(r#"{{ player(id: "{other}") {{ idNumber idMasked phone }} }}"#) }),
+        )
+        .await;
+        t.cases += 1;
+        let id_number = r["data"]["player"]["idNumber"].as_str().unwrap_or_default();
+        let phone = r["data"]["player"]["phone"].as_str().unwrap_or_default();
+        if !(r["data"]["player"]["idMasked"] == true
+            && id_number.contains('*')
+            && phone.contains('*'))
+        {
+            t.failures.push(format!(
+                "another player's ID number and phone are masked: {r}"
+            ));
+        }
+
+        // 4. Abusive documents.
+        let deep = format!("{{ me {}{} }}", "{ player ".repeat(40), "}".repeat(40));
+        let (_, r) = post(
+            &app,
+            Some(&format!("Bearer {org}")),
+            json!({ "query": deep }),
+        )
+        .await;
+        t.cases += 1;
+        if r["errors"].is_null() {
+            t.failures.push("a 40-deep query was accepted".into());
+        }
+        let wide: String = (0..300)
+            .map(|i| format!("a{i}: championships {{ id name events {{ code }} }} "))
+            .collect();
+        let (_, r) = post(
+            &app,
+            Some(&format!("Bearer {org}")),
+            json!({ "query": format!("{{ {wide} }}") }),
+        )
+        .await;
+        t.cases += 1;
+        if r["errors"].is_null() {
+            t.failures
+                .push("a 300-alias complexity bomb was accepted".into());
+        }
+        let directives = format!(
+            "{{ me @skip(if: false){} {{ subject }} }}",
+            " @include(if: true)".repeat(50)
+        );
+        let (_, r) = post(
+            &app,
+            Some(&format!("Bearer {org}")),
+            json!({ "query": directives }),
+        )
+        .await;
+        t.cases += 1;
+        if r["errors"].is_null() {
+            t.failures.push("a 50-directive field was accepted".into());
+        }
+        let huge = "x".repeat(2 * 1024 * 1024);
+        let (status, _) = post(
+            &app,
+            Some(&format!("Bearer {org}")),
+            json!({ "query": "{ me { subject } }", "variables": { "pad": huge } }),
+        )
+        .await;
+        t.expect("2 MiB body".into(), status.to_string(), "413");
+
+        // Nothing changed: no final sections, no award decisions, no frozen standings.
+        let (_, state) = post(
+            &app,
+            Some(&format!("Bearer {org}")),
+            json!({ "query": format!(r#"{{
+                finalEvents(championshipId: "{champ}") {{ id }}
+                awardDecisions(championshipId: "{champ}") {{ action }}
+                teamStandings(championshipId: "{champ}", teamEvent: "men-team") {{ frozen }}
+            }}"#) }),
+        )
+        .await;
+        assert!(state["errors"].is_null(), "{backend}: {state}");
+        assert_eq!(state["data"]["finalEvents"], json!([]), "{backend}");
+        assert_eq!(state["data"]["awardDecisions"], json!([]), "{backend}");
+        assert_eq!(state["data"]["teamStandings"]["frozen"], false, "{backend}");
+
+        assert!(
+            t.failures.is_empty(),
+            "{backend}: {} of {} cases not refused as they must be:\n{}",
+            t.failures.len(),
+            t.cases,
+            t.failures.join("\n")
+        );
+        assert!(t.cases >= 60, "{backend}: only {} cases", t.cases);
+        app.stop().await;
+    }
+}
