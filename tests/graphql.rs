@@ -199,6 +199,54 @@ async fn r_reg_1_enter_event_and_link_account_through_graphql() {
     }
 }
 
+/// Issue 6: people read Chinese unless they ask for English; the machine code, the precondition
+/// kind and the service's own words travel in `extensions` either way.
+#[tokio::test]
+async fn r_reg_1_refusals_speak_chinese_by_default_and_english_on_request() {
+    let app = spawn_app(qiwang_blackbox::Backend::Sqlite).await;
+    // Registration closed yesterday.
+    let championship = championship_from(&app, preset_with_window("chess-2015", -10, -1)).await;
+    let me = app.token(Role::Player, "gq-late");
+    assert!(
+        app.graphql(Some(&me), REGISTER, input("迟到", "19930303", 42))
+            .await["errors"]
+            .is_null()
+    );
+    let enter = "mutation($i: EnterEventInput!) { enterEvent(input: $i) { sequence } }";
+    let vars = json!({ "i": { "championshipId": championship, "event": "men-individual", "playerId": "gq-late" } });
+    let zh = app.graphql(Some(&me), enter, vars.clone()).await;
+    assert_eq!(error_code(&zh), "FAILED_PRECONDITION", "{zh}");
+    assert_eq!(
+        zh["errors"][0]["extensions"]["reason"], "REGISTRATION_CLOSED",
+        "{zh}"
+    );
+    assert_eq!(zh["errors"][0]["message"], "报名已截止", "{zh}");
+    let detail = zh["errors"][0]["extensions"]["detail"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(!detail.is_empty() && detail.is_ascii(), "{zh}");
+    let en = app
+        .graphql_in(Some("en"), Some(&me), enter, vars.clone())
+        .await;
+    assert_eq!(error_code(&en), "FAILED_PRECONDITION", "{en}");
+    assert_eq!(en["errors"][0]["message"].as_str(), Some(detail), "{en}");
+    // A bad field names the field in both.
+    let bad =
+        json!({ "i": { "championshipId": championship, "event": "", "playerId": "gq-late" } });
+    let zh = app.graphql_in(Some("zh-CN"), Some(&me), enter, bad).await;
+    assert_eq!(error_code(&zh), "INVALID_ARGUMENT", "{zh}");
+    let message = zh["errors"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("输入有误（字段 "), "{zh}");
+    // No token at all: Chinese too.
+    let anonymous = app.graphql(None, "{ me { subject } }", json!({})).await;
+    assert_eq!(error_code(&anonymous), "UNAUTHENTICATED", "{anonymous}");
+    assert_eq!(
+        anonymous["errors"][0]["message"], "请先登录：身份令牌缺失、过期或无效",
+        "{anonymous}"
+    );
+    app.stop().await;
+}
+
 #[tokio::test]
 async fn depth_and_complexity_limits_refuse_abusive_queries() {
     let app = spawn_app(qiwang_blackbox::Backend::Sqlite).await;
@@ -209,7 +257,21 @@ async fn depth_and_complexity_limits_refuse_abusive_queries() {
         deep = format!("ofType {{ {deep} }}");
     }
     let query = format!("{{ __type(name: \"Player\") {{ fields {{ type {{ {deep} }} }} }} }}");
+    // Chinese by default, with the machine code and the original text beside it…
     let response = app.graphql(Some(&org), &query, json!({})).await;
+    assert_eq!(error_code(&response), "QUERY_TOO_DEEP", "{response}");
+    assert_eq!(
+        response["errors"][0]["message"], "查询嵌套层数超过上限",
+        "{response}"
+    );
+    let detail = response["errors"][0]["extensions"]["detail"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(detail.contains("nested too deep"), "{response}");
+    // …and English when asked for.
+    let response = app
+        .graphql_in(Some("en-GB,en;q=0.9"), Some(&org), &query, json!({}))
+        .await;
     let message = response["errors"][0]["message"]
         .as_str()
         .unwrap_or_default();
@@ -219,12 +281,14 @@ async fn depth_and_complexity_limits_refuse_abusive_queries() {
         .map(|i| format!("a{i}: players {{ players {{ id name }} }}"))
         .collect();
     let response = app
-        .graphql(
+        .graphql_in(
+            Some("en"),
             Some(&org),
             &format!("{{ {} }}", aliases.join(" ")),
             json!({}),
         )
         .await;
+    assert_eq!(error_code(&response), "QUERY_TOO_COMPLEX", "{response}");
     let message = response["errors"][0]["message"]
         .as_str()
         .unwrap_or_default();

@@ -75,10 +75,20 @@ impl ErrorExtensions for GatewayError {
                 .and_then(|b| b.field_violations.first().map(|v| v.field.clone())),
             _ => None,
         };
+        // The precondition kind (REGISTRATION_CLOSED, …): what `i18n` tells a person.
+        let reason = match self {
+            GatewayError::Service(status) => status
+                .get_details_precondition_failure()
+                .and_then(|p| p.violations.first().map(|v| v.r#type.clone())),
+            _ => None,
+        };
         async_graphql::Error::new(message).extend_with(|_, e| {
             e.set("code", code);
             if let Some(field) = &field {
                 e.set("field", field.as_str());
+            }
+            if let Some(reason) = &reason {
+                e.set("reason", reason.as_str());
             }
         })
     }

@@ -5,6 +5,7 @@
 //! services decide. A service that is down fails only the fields that need it (`UNAVAILABLE`).
 
 pub mod error;
+pub mod i18n;
 pub mod schema;
 
 use async_graphql::http::GraphiQLSource;
@@ -187,9 +188,15 @@ async fn graphql(
             Err(_) => Viewer::Refused("malformed authorization header".into()),
         },
     };
-    state
+    let lang = i18n::negotiate(
+        headers
+            .get(http::header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok()),
+    );
+    let mut response = state
         .schema
         .execute(request.into_inner().data(viewer))
-        .await
-        .into()
+        .await;
+    i18n::localize(&mut response, lang);
+    response.into()
 }

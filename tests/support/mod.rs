@@ -232,11 +232,25 @@ impl TestApp {
         query: &str,
         variables: serde_json::Value,
     ) -> serde_json::Value {
+        self.graphql_in(None, token, query, variables).await
+    }
+
+    /// [`TestApp::graphql`] with an `Accept-Language` header (`None`: no header, Chinese).
+    pub async fn graphql_in(
+        &self,
+        accept_language: Option<&str>,
+        token: Option<&str>,
+        query: &str,
+        variables: serde_json::Value,
+    ) -> serde_json::Value {
         let mut request = reqwest::Client::new()
             .post(&self.graphql_url)
             .json(&serde_json::json!({ "query": query, "variables": variables }));
         if let Some(t) = token {
             request = request.bearer_auth(t);
+        }
+        if let Some(lang) = accept_language {
+            request = request.header("accept-language", lang);
         }
         let response = request.send().await.expect("gateway reachable");
         response.json().await.expect("JSON response")
