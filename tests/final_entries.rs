@@ -3,7 +3,8 @@
 
 use chrono::{Duration, Utc};
 use qiwang_blackbox::{
-    TestApp, backends, chinese_player, preset_with_window, spawn_app, with_token,
+    TestApp, backends, chinese_player, png_bytes, preset_with_window, spawn_app, upload_photo,
+    with_token,
 };
 use qiwang_infra::auth::Role;
 use qiwang_proto::pairing::v1 as pp;
@@ -345,6 +346,8 @@ async fn r_wc_1_r_wc_2_wildcards_are_reviewed_then_approved_or_rejected_and_join
         let invited = player(&app, &org, "特邀甲", "19850505", 31).await;
         let other = player(&app, &org, "特邀乙", "19860606", 33).await;
         let mut reg = app.registration().await;
+        let invited_photo = upload_photo(&app, &app.token(Role::Player, &invited), &invited).await;
+        let other_photo = upload_photo(&app, &org, &other).await;
         let apply = |p: &str, source: &str, photo: &str| pb::SubmitWildcardRequest {
             championship_id: champ.clone(),
             event: "men-individual".into(),
@@ -355,7 +358,7 @@ async fn r_wc_1_r_wc_2_wildcards_are_reviewed_then_approved_or_rejected_and_join
         let st = reg
             .submit_wildcard(with_token(
                 &org,
-                apply(&invited, "friend-of-the-director", "p.jpg"),
+                apply(&invited, "friend-of-the-director", &invited_photo),
             ))
             .await
             .expect_err("not an eligible source");
@@ -368,10 +371,21 @@ async fn r_wc_1_r_wc_2_wildcards_are_reviewed_then_approved_or_rejected_and_join
             .await
             .expect_err("no certificate photo");
         assert_eq!(st.code(), Code::InvalidArgument);
+        // Another player's photo, or a name that was never uploaded, is no evidence.
+        for photo in [other_photo.as_str(), "cert-2025.jpg"] {
+            let st = reg
+                .submit_wildcard(with_token(
+                    &org,
+                    apply(&invited, "organizer-invitation", photo),
+                ))
+                .await
+                .expect_err("not this player's upload");
+            assert_eq!(st.code(), Code::InvalidArgument, "{photo}: {st:?}");
+        }
         let w = reg
             .submit_wildcard(with_token(
                 &app.token(Role::Player, &invited),
-                apply(&invited, "organizer-invitation", "cert-2025.jpg"),
+                apply(&invited, "organizer-invitation", &invited_photo),
             ))
             .await
             .expect("apply")
@@ -408,7 +422,7 @@ async fn r_wc_1_r_wc_2_wildcards_are_reviewed_then_approved_or_rejected_and_join
         let w2 = reg
             .submit_wildcard(with_token(
                 &org,
-                apply(&other, "organizer-invitation", "c.jpg"),
+                apply(&other, "organizer-invitation", &other_photo),
             ))
             .await
             .expect("apply")
@@ -455,6 +469,99 @@ async fn r_wc_1_r_wc_2_wildcards_are_reviewed_then_approved_or_rejected_and_join
             .map(|f| (f.player_id.as_str(), f.origin.as_str()))
             .collect();
         assert_eq!(origins, [(invited.as_str(), "WILDCARD")]);
+        app.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn r_wc_1_certificate_photos_are_checked_and_shown_only_to_organizers_and_the_applicant() {
+    for backend in backends() {
+        let app = spawn_app(backend).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let owner = player(&app, &org, "证书甲", "19850505", 51).await;
+        let stranger = player(&app, &org, "证书乙", "19860606", 53).await;
+        let owner_token = app.token(Role::Player, &owner);
+        let stranger_token = app.token(Role::Player, &stranger);
+        let mut reg = app.registration().await;
+        let upload =
+            |player: &str, content_type: &str, content: Vec<u8>| pb::UploadEvidenceRequest {
+                player_id: player.into(),
+                content_type: content_type.into(),
+                content,
+            };
+        let refused = [
+            (
+                "not an image",
+                upload(&owner, "image/png", b"%PDF-1.7 not a photo".to_vec()),
+            ),
+            (
+                "script as an image",
+                upload(&owner, "image/jpeg", b"<script>alert(1)</script>".to_vec()),
+            ),
+            (
+                "svg",
+                upload(&owner, "image/svg+xml", b"<svg onload=alert(1)/>".to_vec()),
+            ),
+            (
+                "png declared as jpeg",
+                upload(&owner, "image/jpeg", png_bytes(10)),
+            ),
+            ("empty", upload(&owner, "image/png", Vec::new())),
+            (
+                "over 2 MiB",
+                upload(&owner, "image/png", png_bytes(2 * 1024 * 1024)),
+            ),
+        ];
+        for (what, request) in refused {
+            let st = reg
+                .upload_evidence(with_token(&owner_token, request))
+                .await
+                .expect_err(what);
+            assert_eq!(st.code(), Code::InvalidArgument, "{what}: {st:?}");
+        }
+        let st = reg
+            .upload_evidence(with_token(
+                &stranger_token,
+                upload(&owner, "image/png", png_bytes(8)),
+            ))
+            .await
+            .expect_err("for someone else");
+        assert_eq!(st.code(), Code::PermissionDenied, "{st:?}");
+
+        let id = upload_photo(&app, &owner_token, &owner).await;
+        let read = |token: &str| {
+            with_token(
+                token,
+                pb::EvidenceRef {
+                    evidence_id: id.clone(),
+                },
+            )
+        };
+        for token in [&org, &owner_token] {
+            let got = reg
+                .get_evidence(read(token))
+                .await
+                .expect("read back")
+                .into_inner();
+            assert_eq!(got.content, png_bytes(64));
+            let meta = got.evidence.expect("metadata");
+            assert_eq!(
+                (meta.content_type.as_str(), meta.size),
+                ("image/png", 64 + 29)
+            );
+            assert_eq!(meta.sha256.len(), 64);
+        }
+        for token in [
+            stranger_token.clone(),
+            app.token(Role::Referee, "ref-1"),
+            app.token(Role::Partner, "yizhan"),
+        ] {
+            let st = reg
+                .get_evidence(read(&token))
+                .await
+                .expect_err("not theirs");
+            assert_eq!(st.code(), Code::PermissionDenied, "{st:?}");
+        }
         app.stop().await;
     }
 }

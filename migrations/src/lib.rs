@@ -19,6 +19,7 @@ mod m20261201_000007_team_ranking_init;
 mod m20261201_000008_awards_init;
 mod m20261201_000009_team_ranking_overrides;
 mod m20261201_000010_audit_chains;
+mod m20261201_000011_registration_evidence;
 
 pub struct Migrator;
 
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000008_awards_init::Migration),
             Box::new(m20261201_000009_team_ranking_overrides::Migration),
             Box::new(m20261201_000010_audit_chains::Migration),
+            Box::new(m20261201_000011_registration_evidence::Migration),
         ]
     }
 

@@ -346,3 +346,30 @@ pub async fn championship_from(app: &TestApp, preset_toml: String) -> String {
         .into_inner()
         .id
 }
+
+/// The smallest valid PNG header a certificate photo upload is checked for (1×1, RGB), plus
+/// `padding` bytes of image data.
+pub fn png_bytes(padding: usize) -> Vec<u8> {
+    let mut b = b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR".to_vec();
+    b.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
+    b.resize(b.len() + padding, 0x42);
+    b
+}
+
+/// Uploads a certificate photo of `player_id` (as `token`'s holder); returns the evidence id.
+pub async fn upload_photo(app: &TestApp, token: &str, player_id: &str) -> String {
+    let mut client = app.registration().await;
+    client
+        .upload_evidence(with_token(
+            token,
+            pb::UploadEvidenceRequest {
+                player_id: player_id.into(),
+                content_type: "image/png".into(),
+                content: png_bytes(64),
+            },
+        ))
+        .await
+        .expect("upload a certificate photo")
+        .into_inner()
+        .id
+}

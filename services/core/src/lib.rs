@@ -7,6 +7,7 @@
 pub mod advancement;
 pub mod dan;
 pub mod entry;
+pub mod evidence;
 pub mod finals;
 pub mod grade;
 pub mod identity;

@@ -23,6 +23,7 @@ use tonic::{Request, Response, Status};
 use crate::entity::{account, audit, bar, championship, entry, player};
 use crate::error::{RegistrationError, Result, invalid};
 
+mod evidence;
 mod finals;
 mod import;
 mod pairs;
@@ -1401,6 +1402,22 @@ impl RegistrationService for RegistrationApi {
     ) -> Reply<pb::ListWildcardsResponse> {
         let caller = auth::caller(&request)?;
         reply(self.list_wildcards_impl(caller, request.into_inner()).await)
+    }
+
+    async fn upload_evidence(
+        &self,
+        request: Request<pb::UploadEvidenceRequest>,
+    ) -> Reply<pb::Evidence> {
+        let caller = auth::caller(&request)?;
+        reply(
+            self.upload_evidence_impl(caller, request.into_inner())
+                .await,
+        )
+    }
+
+    async fn get_evidence(&self, request: Request<pb::EvidenceRef>) -> Reply<pb::EvidenceContent> {
+        let caller = auth::caller(&request)?;
+        reply(self.get_evidence_impl(caller, request.into_inner()).await)
     }
 }
 

@@ -252,6 +252,7 @@ impl QualificationApi {
                     championship_id: championship.to_owned(),
                     event: String::new(),
                     status: reg::WildcardStatus::Approved as i32,
+                    ..Default::default()
                 },
             ))
             .await

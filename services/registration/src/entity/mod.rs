@@ -6,6 +6,7 @@ pub mod audit;
 pub mod bar;
 pub mod championship;
 pub mod entry;
+pub mod evidence;
 pub mod finals;
 pub mod pair;
 pub mod player;

@@ -2,7 +2,8 @@
 //!
 //! Readings:
 //! - The evidence of R-WC-1 comes from the registered player (name, sex, phone, ID number) plus the
-//!   application's source and the reference to the certificate photo; a player without a phone on
+//!   application's source and the certificate photo, an uploaded evidence id of the same player
+//!   (`UploadEvidence`); a player without a phone on
 //!   record cannot apply until they add one.
 //! - The state is stored as its name with the last decision's who and when; each step is audited.
 //! - Wildcards are applied for per event of the final; the quota, when the preset has one, counts
@@ -66,6 +67,7 @@ fn wildcard_pb(w: &wildcard::Model) -> pb::Wildcard {
         submitted_at: Some(timestamp(w.submitted_at)),
         decided_by: w.decided_by.clone(),
         decided_at: Some(timestamp(w.decided_at)),
+        certificate_photo: w.certificate_photo.clone(),
     }
 }
 
@@ -130,6 +132,10 @@ impl RegistrationApi {
             ));
         }
         let p = self.player(&req.player_id).await?;
+        let photo = req.certificate_photo.trim();
+        if !photo.is_empty() {
+            self.evidence_of(photo, &p.id).await?;
+        }
         let now = self.now();
         let by = Decision {
             by: caller.subject.clone(),
@@ -254,13 +260,21 @@ impl RegistrationApi {
         caller: Caller,
         req: pb::ListWildcardsRequest,
     ) -> Result<pb::ListWildcardsResponse> {
-        require(&caller, &[Role::Organizer, Role::Referee])?;
+        require(&caller, &[Role::Organizer, Role::Referee, Role::Player])?;
+        if caller.is(Role::Player) && !caller.is_player(&req.player_id) {
+            return Err(RegistrationError::PermissionDenied(
+                "a player may list only their own wildcard applications".into(),
+            ));
+        }
         let mut query = wildcard::Entity::find()
             .filter(wildcard::Column::ChampionshipId.eq(&req.championship_id))
             .order_by_asc(wildcard::Column::DecidedAt)
             .order_by_asc(wildcard::Column::Id);
         if !req.event.is_empty() {
             query = query.filter(wildcard::Column::Event.eq(&req.event));
+        }
+        if !req.player_id.is_empty() {
+            query = query.filter(wildcard::Column::PlayerId.eq(&req.player_id));
         }
         let status = match pb::WildcardStatus::try_from(req.status) {
             Ok(pb::WildcardStatus::Submitted) => Some("SUBMITTED"),
