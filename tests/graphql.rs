@@ -1,7 +1,11 @@
 //! The GraphQL gateway, used as the admin console and players use it.
 
-use qiwang_blackbox::{backends, championship_from, preset_with_window, resident_id, spawn_app};
+use qiwang_blackbox::{
+    backends, championship_from, png_bytes, preset_with_window, resident_id, spawn_app, with_token,
+};
 use qiwang_infra::auth::Role;
+use qiwang_proto::qualification::v1 as q;
+use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
 use serde_json::{Value, json};
 
 const REGISTER: &str = r#"
@@ -683,4 +687,434 @@ async fn r_onl_2_r_adv_1_leaderboard_with_own_row_and_the_cut_through_graphql() 
         );
         app.stop().await;
     }
+}
+
+/// A season's preset with the registration window, and the named event windows, open today.
+fn open_today(name: &str, windows: &[(&str, &str)]) -> String {
+    let today = qiwang_core::time::china_date(chrono::Utc::now());
+    let mut text = preset_with_window(name, -1, 1);
+    for (opens, closes) in windows {
+        text = text.replace(
+            &format!("opens_on = \"{opens}\"\ncloses_on = \"{closes}\""),
+            &format!(
+                "opens_on = \"{}\"\ncloses_on = \"{}\"",
+                today - chrono::Duration::days(1),
+                today + chrono::Duration::days(1)
+            ),
+        );
+    }
+    text
+}
+
+/// Registers a player through GraphQL as the organizer with a birth date; returns the id.
+async fn gql_player_born(
+    app: &qiwang_blackbox::TestApp,
+    org: &str,
+    name: &str,
+    birth: &str,
+    seq: u32,
+) -> String {
+    let created = app
+        .graphql(Some(org), REGISTER, input(name, birth, seq))
+        .await;
+    assert!(created["errors"].is_null(), "{created}");
+    created["data"]["registerPlayer"]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned()
+}
+
+fn data<'a>(response: &'a Value, field: &str) -> &'a Value {
+    assert!(response["errors"].is_null(), "{field}: {response}");
+    &response["data"][field]
+}
+
+/// Issue 6: registration's workflows through GraphQL alone — presets, championships and their
+/// rules, bar lists, profiles, online entries, pairs and their seed, direct entries to the final,
+/// host-city teams, fees and attendance, wildcard applications with an uploaded certificate photo.
+#[tokio::test]
+async fn r_reg_r_wc_registration_workflows_through_graphql_alone() {
+    for backend in backends() {
+        let app = spawn_app(backend.clone()).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let gql = |q: &'static str, v: Value| {
+            let app = &app;
+            let org = org.clone();
+            async move { app.graphql(Some(&org), q, v).await }
+        };
+
+        // Presets and a championship from an edited preset file.
+        let presets = gql(
+            "{ presets { name game season events { code } } }",
+            json!({}),
+        )
+        .await;
+        let names: Vec<&str> = data(&presets, "presets")
+            .as_array()
+            .expect("presets")
+            .iter()
+            .filter_map(|p| p["name"].as_str())
+            .collect();
+        for name in [
+            "go-2015",
+            "xiangqi-2015",
+            "chess-2015",
+            "xiangqi-2022",
+            "go-2025",
+        ] {
+            assert!(names.contains(&name), "{backend}: {presets}");
+        }
+        let toml = open_today("xiangqi-2022", &[("2022-09-01", "2022-09-30")]);
+        let created = gql(
+            "mutation($i: CreateChampionshipInput!) { createChampionship(input: $i) { id preset game } }",
+            json!({ "i": { "presetToml": toml, "name": "2026 象棋棋王" } }),
+        )
+        .await;
+        let xq = data(&created, "createChampionship")["id"]
+            .as_str()
+            .expect("id")
+            .to_owned();
+        let rules = gql(
+            "query($id: ID!) { championship(id: $id) { name } championshipRules(id: $id) { preset presetToml } }",
+            json!({ "id": xq }),
+        )
+        .await;
+        assert_eq!(data(&rules, "championship")["name"], "2026 象棋棋王");
+        assert_eq!(rules["data"]["championshipRules"]["preset"], "xiangqi-2022");
+
+        // The bar list: organizers keep it; a player may not read it.
+        let barred = resident_id("19800101", 91);
+        let added = gql(
+            "mutation($n: String!) { addBar(game: XIANGQI, idNumber: $n, reason: \"国家大师\") { idNumber reason addedBy } }",
+            json!({ "n": barred }),
+        )
+        .await;
+        assert_eq!(data(&added, "addBar")["addedBy"], "org-1");
+        let bars = gql("{ bars(game: XIANGQI) { idNumber } }", json!({})).await;
+        assert_eq!(data(&bars, "bars")[0]["idNumber"], barred.as_str());
+        let player_token = app.token(Role::Player, "someone");
+        let denied = app
+            .graphql(
+                Some(&player_token),
+                "{ bars(game: XIANGQI) { idNumber } }",
+                json!({}),
+            )
+            .await;
+        assert_eq!(
+            error_code(&denied),
+            "PERMISSION_DENIED",
+            "{backend}: {denied}"
+        );
+        let removed = gql(
+            "mutation($n: String!) { removeBar(game: XIANGQI, idNumber: $n) }",
+            json!({ "n": barred }),
+        )
+        .await;
+        assert_eq!(data(&removed, "removeBar"), true);
+
+        // Profiles and online entries; two men who reached the online stage register a pair.
+        let a = gql_player_born(&app, &org, "双人甲", "19900101", 61).await;
+        let b = gql_player_born(&app, &org, "双人乙", "19910101", 63).await;
+        let updated = gql(
+            "mutation($i: UpdatePlayerInput!) { updatePlayer(input: $i) { phone } }",
+            json!({ "i": { "id": a, "phone": "13800138000" } }),
+        )
+        .await;
+        assert_eq!(data(&updated, "updatePlayer")["phone"], "13800138000");
+        for p in [&a, &b] {
+            let entered = gql(
+                "mutation($i: EnterEventInput!) { enterEvent(input: $i) { sequence } }",
+                json!({ "i": { "championshipId": xq, "event": "men-individual", "playerId": p } }),
+            )
+            .await;
+            data(&entered, "enterEvent");
+        }
+        // Both play one online game of the 海选 (the partner reports it over gRPC, as partners do).
+        let opened = gql(
+            "mutation($p: PeriodInput!) { openPeriod(period: $p) }",
+            json!({ "p": { "championshipId": xq, "stage": "haixuan", "period": 1 } }),
+        )
+        .await;
+        assert_eq!(data(&opened, "openPeriod"), true);
+        for (p, account) in [(&a, "acc-a"), (&b, "acc-b")] {
+            let linked = app
+                .graphql(
+                    Some(&app.token(Role::Player, p)),
+                    "mutation($i: LinkAccountInput!) { linkAccount(input: $i) { id } }",
+                    json!({ "i": { "playerId": p, "platform": "yizhan", "accountId": account } }),
+                )
+                .await;
+            data(&linked, "linkAccount");
+        }
+        let at = |minutes: i64| prost_types::Timestamp {
+            seconds: 1_654_048_800 + minutes * 60, // 2022-06-01 10:00 China time
+            nanos: 0,
+        };
+        QualificationServiceClient::connect(app.grpc_url.clone())
+            .await
+            .expect("connect")
+            .report_game(with_token(
+                &app.token(Role::Partner, "yizhan-bot"),
+                q::GameReport {
+                    championship_id: xq.clone(),
+                    game_id: "gq-pair-1".into(),
+                    first_account: "acc-a".into(),
+                    second_account: "acc-b".into(),
+                    result: q::Result::FirstWins as i32,
+                    end_reason: q::EndReason::Resignation as i32,
+                    first_move_ms: Some(3_000),
+                    second_move_ms: Some(4_000),
+                    started_at: Some(at(0)),
+                    ended_at: Some(at(20)),
+                    ..Default::default()
+                },
+            ))
+            .await
+            .expect("reported");
+        let entries = gql(
+            "query($c: ID!, $p: ID) { entries(championshipId: $c, playerId: $p) { event } }",
+            json!({ "c": xq, "p": a }),
+        )
+        .await;
+        assert_eq!(data(&entries, "entries")[0]["event"], "men-individual");
+        let pair = gql(
+            "mutation($i: RegisterPairInput!) { registerPair(input: $i) { id status relationCheck } }",
+            json!({ "i": { "championshipId": xq, "event": "men-pairs", "firstPlayerId": a, "secondPlayerId": b } }),
+        )
+        .await;
+        assert_eq!(
+            data(&pair, "registerPair")["status"],
+            "REGISTERED",
+            "{backend}"
+        );
+        let pair_id = pair["data"]["registerPair"]["id"].clone();
+        let seed = gql(
+            "mutation($c: ID!) { publishPairsSeed(championshipId: $c, event: \"men-pairs\", seed: \"2026-lottery-0930\") { seed drawn } }",
+            json!({ "c": xq }),
+        )
+        .await;
+        assert_eq!(data(&seed, "publishPairsSeed")["drawn"], false);
+        let listed = gql(
+            "query($c: ID!) { pairs(championshipId: $c, event: \"men-pairs\") { id } pairsDraw(championshipId: $c, event: \"men-pairs\") { seed registered } }",
+            json!({ "c": xq }),
+        )
+        .await;
+        assert_eq!(data(&listed, "pairs")[0]["id"], pair_id);
+        assert_eq!(listed["data"]["pairsDraw"]["seed"], "2026-lottery-0930");
+        let withdrawn = gql(
+            "mutation($p: ID!) { withdrawPair(pairId: $p, reason: \"家中有事\") { status } }",
+            json!({ "p": pair_id }),
+        )
+        .await;
+        assert_eq!(data(&withdrawn, "withdrawPair")["status"], "WITHDRAWN");
+
+        // A youth entry to the final awaits approval (R-REG-8), then is approved.
+        let youth = gql_player_born(&app, &org, "少年", "20100707", 65).await;
+        let entry = gql(
+            "mutation($i: EnterFinalEventInput!) { enterFinalEvent(input: $i) { id status } }",
+            json!({ "i": { "championshipId": xq, "event": "youth", "playerId": youth, "unit": "杭州市棋类协会", "certificateRef": "CXA-7" } }),
+        )
+        .await;
+        assert_eq!(
+            data(&entry, "enterFinalEvent")["status"],
+            "PENDING",
+            "{backend}"
+        );
+        let decided = gql(
+            "mutation($e: ID!) { decideFinalEntry(entryId: $e, approve: true) { status } }",
+            json!({ "e": entry["data"]["enterFinalEvent"]["id"] }),
+        )
+        .await;
+        assert_eq!(data(&decided, "decideFinalEntry")["status"], "APPROVED");
+        let finals = gql(
+            "query($c: ID!) { finalEntries(championshipId: $c, event: \"youth\") { playerId status } }",
+            json!({ "c": xq }),
+        )
+        .await;
+        assert_eq!(data(&finals, "finalEntries")[0]["playerId"], youth.as_str());
+
+        // go-2025: a host-city team, its fees and attendance, and a wildcard with its photo.
+        let go_toml = open_today("go-2025", &[("2025-06-01", "2025-10-08")]);
+        let created = gql(
+            "mutation($i: CreateChampionshipInput!) { createChampionship(input: $i) { id } }",
+            json!({ "i": { "presetToml": go_toml } }),
+        )
+        .await;
+        let go = data(&created, "createChampionship")["id"]
+            .as_str()
+            .expect("id")
+            .to_owned();
+        let mut roster = Vec::new();
+        for (i, seq) in [71u32, 73, 75, 72, 74].iter().enumerate() {
+            roster.push(gql_player_born(&app, &org, &format!("城市队{i}"), "19880808", *seq).await);
+        }
+        let team = gql(
+            "mutation($c: ID!, $p: [ID!]!) { registerCityTeam(championshipId: $c, city: \"杭州市\", playerIds: $p) { menTeam womenTeam members { counted female } } }",
+            json!({ "c": go, "p": roster }),
+        )
+        .await;
+        assert_eq!(
+            data(&team, "registerCityTeam")["menTeam"],
+            true,
+            "{backend}"
+        );
+        assert_eq!(team["data"]["registerCityTeam"]["womenTeam"], true);
+        let teams = gql(
+            "query($c: ID!) { cityTeams(championshipId: $c) { city } }",
+            json!({ "c": go }),
+        )
+        .await;
+        assert_eq!(data(&teams, "cityTeams")[0]["city"], "杭州市");
+        let fee = gql(
+            "query($c: ID!, $p: ID!) { fee(championshipId: $c, playerId: $p) { dueYuan status } }",
+            json!({ "c": go, "p": roster[0] }),
+        )
+        .await;
+        assert_eq!(data(&fee, "fee")["dueYuan"], 260, "{backend}");
+        assert_eq!(fee["data"]["fee"]["status"], "DUE");
+        let paid = gql(
+            "mutation($c: ID!, $p: ID!) { recordFee(championshipId: $c, playerId: $p, settlement: PAID, paymentRef: \"WX-0001\") { status paidYuan } }",
+            json!({ "c": go, "p": roster[0] }),
+        )
+        .await;
+        assert_eq!(data(&paid, "recordFee")["status"], "PAID");
+        let came = gql(
+            "mutation($c: ID!, $p: ID!) { recordAttendance(championshipId: $c, playerId: $p, attendance: PLAYED) { attendance refundYuan } }",
+            json!({ "c": go, "p": roster[0] }),
+        )
+        .await;
+        assert_eq!(data(&came, "recordAttendance")["attendance"], "PLAYED");
+
+        // The invited player applies with the photo in the same request (multipart).
+        let invited = gql_player_born(&app, &org, "特邀", "19850505", 77).await;
+        let invited_token = app.token(Role::Player, &invited);
+        let submit = "mutation($i: SubmitWildcardInput!) { submitWildcard(input: $i) { id status certificatePhoto } }";
+        let (status, applied) = app
+            .graphql_upload(
+                Some(&invited_token),
+                submit,
+                json!({ "i": { "championshipId": go, "event": "men-individual", "playerId": invited, "source": "organizer-invitation", "certificatePhoto": null } }),
+                "variables.i.certificatePhoto",
+                (png_bytes(100), "image/png"),
+            )
+            .await;
+        assert_eq!(status, 200, "{backend}: {applied}");
+        let wildcard = data(&applied, "submitWildcard").clone();
+        assert_eq!(wildcard["status"], "SUBMITTED", "{backend}");
+        let mine = app
+            .graphql(
+                Some(&invited_token),
+                "query($c: ID!, $p: ID) { wildcards(championshipId: $c, playerId: $p) { id status } }",
+                json!({ "c": go, "p": invited }),
+            )
+            .await;
+        assert_eq!(data(&mine, "wildcards")[0]["id"], wildcard["id"]);
+        // The photo: the applicant and organizers see it; another player does not.
+        let photo =
+            "query($id: ID!) { evidence(id: $id) { contentType size sha256 contentBase64 } }";
+        let vars = json!({ "id": wildcard["certificatePhoto"] });
+        for token in [&invited_token, &org] {
+            let seen = app.graphql(Some(token), photo, vars.clone()).await;
+            assert_eq!(data(&seen, "evidence")["contentType"], "image/png");
+            assert_eq!(seen["data"]["evidence"]["size"], 129);
+        }
+        let other = app.token(Role::Player, &roster[1]);
+        let peek = app.graphql(Some(&other), photo, vars.clone()).await;
+        assert_eq!(error_code(&peek), "PERMISSION_DENIED", "{backend}: {peek}");
+        let reviewed = gql(
+            "mutation($w: ID!) { reviewWildcard(wildcardId: $w) { status } }",
+            json!({ "w": wildcard["id"] }),
+        )
+        .await;
+        assert_eq!(data(&reviewed, "reviewWildcard")["status"], "UNDER_REVIEW");
+        let approved = gql(
+            "mutation($w: ID!) { decideWildcard(wildcardId: $w, approve: true) { status decidedBy } }",
+            json!({ "w": wildcard["id"] }),
+        )
+        .await;
+        assert_eq!(data(&approved, "decideWildcard")["status"], "APPROVED");
+        assert_eq!(approved["data"]["decideWildcard"]["decidedBy"], "org-1");
+        app.stop().await;
+    }
+}
+
+/// Issue 6 security: uploads that are not images, or too large, are refused and store nothing.
+#[tokio::test]
+async fn r_wc_1_uploads_that_are_not_images_or_too_large_are_refused() {
+    let app = spawn_app(qiwang_blackbox::Backend::Sqlite).await;
+    let org = app.token(Role::Organizer, "org-1");
+    let owner = gql_player_born(&app, &org, "上传", "19850505", 79).await;
+    let token = app.token(Role::Player, &owner);
+    let upload = "mutation($p: ID!, $f: Upload!) { uploadEvidence(playerId: $p, file: $f) { id } }";
+    let vars = json!({ "p": owner, "f": null });
+    let cases: Vec<(&str, Vec<u8>, &str, u16, &str)> = vec![
+        (
+            "a PDF",
+            b"%PDF-1.7 certificate".to_vec(),
+            "application/pdf",
+            200,
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "HTML labelled as a PNG",
+            b"<html><script>alert(1)</script></html>".to_vec(),
+            "image/png",
+            200,
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "an SVG",
+            b"<svg onload=\"alert(1)\"/>".to_vec(),
+            "image/svg+xml",
+            200,
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "a PNG labelled as a JPEG",
+            png_bytes(10),
+            "image/jpeg",
+            200,
+            "INVALID_ARGUMENT",
+        ),
+        ("3 MiB", png_bytes(3 * 1024 * 1024), "image/png", 413, ""),
+    ];
+    for (what, bytes, content_type, status, code) in cases {
+        let (got, body) = app
+            .graphql_upload(
+                Some(&token),
+                upload,
+                vars.clone(),
+                "variables.f",
+                (bytes, content_type),
+            )
+            .await;
+        assert_eq!(got, status, "{what}: {body}");
+        if !code.is_empty() {
+            assert_eq!(error_code(&body), code, "{what}: {body}");
+        }
+    }
+    // Someone else's upload on the owner's behalf: refused.
+    let (_, body) = app
+        .graphql_upload(
+            Some(&app.token(Role::Player, "intruder")),
+            upload,
+            vars.clone(),
+            "variables.f",
+            (png_bytes(10), "image/png"),
+        )
+        .await;
+    assert_eq!(error_code(&body), "PERMISSION_DENIED", "{body}");
+    // The owner's own good upload goes through.
+    let (status, body) = app
+        .graphql_upload(
+            Some(&token),
+            upload,
+            vars,
+            "variables.f",
+            (png_bytes(10), "image/png"),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["errors"].is_null(), "{body}");
+    app.stop().await;
 }

@@ -156,6 +156,7 @@ fn precondition(kind: &str) -> Option<&'static str> {
         "NOTICE_WORKFLOW" | "NOTICE_PUBLISHED" => "公示流程的当前状态不允许此操作",
         "REPORTS_PENDING" => "仍有举报未处理完毕",
         "NOT_LISTED" => "该棋手不在决赛名单中",
+        "NOT_REACHED" => "该棋手尚未进入本项目要求的比赛阶段",
         "DEADLINE_PASSED" => "已超过截止日期",
         "EVENT_STATE" => "比赛的当前状态不允许此操作",
         "ROUND_NOT_DRAWN" => "本轮尚未编排",

@@ -24,7 +24,6 @@ use qiwang_proto::registration::v1::registration_service_client::RegistrationSer
 use qiwang_proto::teamranking::v1::team_ranking_service_client::TeamRankingServiceClient;
 use std::time::Duration;
 use tonic::transport::{Channel, Endpoint};
-use tower_http::limit::RequestBodyLimitLayer;
 
 pub use schema::{QiwangSchema, Viewer};
 
@@ -95,6 +94,15 @@ pub struct GatewayConfig {
     pub max_depth: usize,
     pub max_complexity: usize,
     pub max_body_bytes: usize,
+    /// The limit for multipart requests (uploads) instead.
+    pub max_upload_bytes: usize,
+}
+
+/// The request body limits: JSON documents are small; only a multipart upload may be larger.
+#[derive(Clone, Copy)]
+struct BodyLimits {
+    body: usize,
+    upload: usize,
 }
 
 /// The axum router: `POST /graphql`, GraphiQL on `GET /graphql`, `GET /healthz`.
@@ -110,8 +118,16 @@ pub fn router(
         .route("/healthz", get(|| async { "ok" }))
         // The GraphQL extractor streams the body, so the limit is enforced on the body itself
         // (413 Payload Too Large), not only through axum's extractor default.
-        .layer(RequestBodyLimitLayer::new(config.max_body_bytes))
-        .layer(DefaultBodyLimit::max(config.max_body_bytes))
+        .layer(axum::middleware::from_fn_with_state(
+            BodyLimits {
+                body: config.max_body_bytes,
+                upload: config.max_upload_bytes,
+            },
+            limit_body,
+        ))
+        .layer(DefaultBodyLimit::max(
+            config.max_body_bytes.max(config.max_upload_bytes),
+        ))
         .layer(axum::middleware::from_fn_with_state(
             metrics,
             record_request,
@@ -146,6 +162,38 @@ async fn request_id(
         response.headers_mut().insert(REQUEST_ID, v);
     }
     response
+}
+
+/// Refuses a body over its limit with 413: at once when `Content-Length` says so, otherwise when
+/// the streamed body passes the limit. Multipart (upload) requests get the upload limit.
+async fn limit_body(
+    State(limits): State<BodyLimits>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let multipart = request
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.trim_start().starts_with("multipart/form-data"));
+    let limit = if multipart {
+        limits.upload
+    } else {
+        limits.body
+    };
+    let declared = request
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        tracing::info!(?declared, limit, "request body too large");
+        return http::StatusCode::PAYLOAD_TOO_LARGE.into_response();
+    }
+    let (parts, body) = request.into_parts();
+    let body = axum::body::Body::new(http_body_util::Limited::new(body, limit));
+    next.run(axum::extract::Request::from_parts(parts, body))
+        .await
 }
 
 /// Records every HTTP request of the gateway (method = path, code = HTTP status).

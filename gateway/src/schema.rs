@@ -16,6 +16,7 @@ use crate::error::{GatewayError, GqlResult, gql};
 mod awards;
 mod final_event;
 mod qualification;
+mod registration;
 
 pub type QiwangSchema = Schema<QueryRoot, MutationRoot, EmptySubscription>;
 
@@ -23,6 +24,7 @@ pub type QiwangSchema = Schema<QueryRoot, MutationRoot, EmptySubscription>;
 #[derive(MergedObject, Default)]
 pub struct QueryRoot(
     RegistrationQuery,
+    registration::EntriesQuery,
     qualification::QualificationQuery,
     final_event::FinalQuery,
     awards::AwardsQuery,
@@ -32,6 +34,7 @@ pub struct QueryRoot(
 #[derive(MergedObject, Default)]
 pub struct MutationRoot(
     RegistrationMutation,
+    registration::EntriesMutation,
     qualification::QualificationMutation,
     final_event::FinalMutation,
     awards::AwardsMutation,

@@ -373,3 +373,37 @@ pub async fn upload_photo(app: &TestApp, token: &str, player_id: &str) -> String
         .into_inner()
         .id
 }
+
+impl TestApp {
+    /// A GraphQL multipart request (the GraphQL multipart request spec): `variables` with the
+    /// file's variable at `file_path` (e.g. `variables.file`) set to null, and the file's bytes.
+    /// Returns the HTTP status and the body (null when it is not JSON).
+    pub async fn graphql_upload(
+        &self,
+        token: Option<&str>,
+        query: &str,
+        variables: serde_json::Value,
+        file_path: &str,
+        file: (Vec<u8>, &str),
+    ) -> (u16, serde_json::Value) {
+        let operations = serde_json::json!({ "query": query, "variables": variables });
+        let part = reqwest::multipart::Part::bytes(file.0)
+            .file_name("certificate")
+            .mime_str(file.1)
+            .expect("content type");
+        let form = reqwest::multipart::Form::new()
+            .text("operations", operations.to_string())
+            .text("map", serde_json::json!({ "0": [file_path] }).to_string())
+            .part("0", part);
+        let mut request = reqwest::Client::new()
+            .post(&self.graphql_url)
+            .multipart(form);
+        if let Some(t) = token {
+            request = request.bearer_auth(t);
+        }
+        let response = request.send().await.expect("gateway reachable");
+        let status = response.status().as_u16();
+        let body = response.json().await.unwrap_or(serde_json::Value::Null);
+        (status, body)
+    }
+}

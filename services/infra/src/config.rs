@@ -74,6 +74,9 @@ pub struct GatewaySettings {
     pub max_complexity: usize,
     /// Largest accepted request body, bytes.
     pub max_body_bytes: usize,
+    /// Largest accepted multipart request (a GraphQL upload), bytes: the evidence limit (2 MiB)
+    /// plus room for the form's other parts.
+    pub max_upload_bytes: usize,
     /// Timeout for each call to a service, milliseconds.
     pub service_timeout_ms: u64,
 }
@@ -151,6 +154,7 @@ impl Default for Settings {
                 max_depth: 12,
                 max_complexity: 500,
                 max_body_bytes: 256 * 1024,
+                max_upload_bytes: 2 * 1024 * 1024 + 64 * 1024,
                 service_timeout_ms: 5_000,
             },
             services: ServiceEndpoints {

@@ -342,6 +342,7 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
                 max_depth: settings.gateway.max_depth,
                 max_complexity: settings.gateway.max_complexity,
                 max_body_bytes: settings.gateway.max_body_bytes,
+                max_upload_bytes: settings.gateway.max_upload_bytes,
             },
         );
         let listener = TcpListener::bind(settings.gateway.listen)
