@@ -1118,3 +1118,340 @@ async fn r_wc_1_uploads_that_are_not_images_or_too_large_are_refused() {
     assert!(body["errors"].is_null(), "{body}");
     app.stop().await;
 }
+
+/// POSTs a GraphQL document without a token, as a member of the public behind `forwarded_for`.
+async fn anonymous(
+    app: &qiwang_blackbox::TestApp,
+    forwarded_for: &str,
+    query: &str,
+    variables: Value,
+) -> Value {
+    reqwest::Client::new()
+        .post(&app.graphql_url)
+        .header("x-forwarded-for", forwarded_for)
+        .json(&json!({ "query": query, "variables": variables }))
+        .send()
+        .await
+        .expect("gateway reachable")
+        .json()
+        .await
+        .expect("JSON")
+}
+
+/// How many calls a gRPC method has served, from the suite's metrics.
+async fn grpc_calls(app: &qiwang_blackbox::TestApp, method: &str) -> u64 {
+    let text = reqwest::get(&app.metrics_url)
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    text.lines()
+        .filter(|l| {
+            l.starts_with("qiwang_requests_total{protocol=\"grpc\"")
+                && l.contains(&format!("method=\"{method}\""))
+        })
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// R-PUB-1/R-PUB-2 through GraphQL: anyone reads the published list (names, no personal data) and
+/// files a report without signing in, follows it with the receipt, and cannot flood the notice.
+#[tokio::test]
+async fn r_pub_1_r_pub_2_anyone_reads_the_notice_and_reports_without_signing_in() {
+    use qiwang_blackbox::chinese_player;
+    use qiwang_proto::registration::v1 as pb;
+    for backend in backends() {
+        let app = spawn_app(backend.clone()).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let partner = app.token(Role::Partner, "yizhan-bot");
+        let champ = championship_from(&app, preset_with_window("go-2025", -1, 1)).await;
+        let mut reg = app.registration().await;
+        let mut ids = Vec::new();
+        for i in 0..3u32 {
+            let p = reg
+                .register_player(with_token(
+                    &org,
+                    chinese_player(&format!("公示{i}"), "19900101", 931 + 2 * i),
+                ))
+                .await
+                .expect("register")
+                .into_inner();
+            reg.link_account(with_token(
+                &partner,
+                pb::LinkAccountRequest {
+                    player_id: p.id.clone(),
+                    platform: "yizhan".into(),
+                    account_id: format!("pub-{i}"),
+                },
+            ))
+            .await
+            .expect("link");
+            reg.enter_event(with_token(
+                &org,
+                pb::EnterEventRequest {
+                    championship_id: champ.clone(),
+                    event: "men-individual".into(),
+                    player_id: p.id.clone(),
+                },
+            ))
+            .await
+            .expect("enter");
+            ids.push(p.id);
+        }
+        // go-2025 haixuan period 1 (top 38 to the final): three players, three games.
+        let period = json!({ "championshipId": champ, "stage": "haixuan", "period": 1 });
+        let gql = |q: &'static str, v: Value| {
+            let app = &app;
+            let org = org.clone();
+            async move { app.graphql(Some(&org), q, v).await }
+        };
+        data(
+            &gql(
+                "mutation($p: PeriodInput!) { openPeriod(period: $p) }",
+                json!({ "p": period }),
+            )
+            .await,
+            "openPeriod",
+        );
+        let t0 = 1_746_842_400i64; // 2025-05-10 10:00 China time
+        let games: Vec<q::GameReport> = [(0, 1), (1, 2), (0, 2)]
+            .iter()
+            .enumerate()
+            .map(|(k, (w, l))| q::GameReport {
+                championship_id: champ.clone(),
+                game_id: format!("pub{k}"),
+                first_account: format!("pub-{w}"),
+                second_account: format!("pub-{l}"),
+                result: q::Result::FirstWins as i32,
+                end_reason: q::EndReason::Resignation as i32,
+                first_move_ms: Some(3_000),
+                second_move_ms: Some(4_000),
+                started_at: Some(prost_types::Timestamp {
+                    seconds: t0 + 1800 * k as i64,
+                    nanos: 0,
+                }),
+                ended_at: Some(prost_types::Timestamp {
+                    seconds: t0 + 1800 * k as i64 + 1200,
+                    nanos: 0,
+                }),
+                ..Default::default()
+            })
+            .collect();
+        let summary = QualificationServiceClient::connect(app.grpc_url.clone())
+            .await
+            .expect("connect")
+            .report_games(with_token(&partner, tokio_stream::iter(games)))
+            .await
+            .expect("report")
+            .into_inner();
+        assert_eq!(summary.stored, 3, "{backend}: {summary:?}");
+        data(
+            &gql(
+                "mutation($p: PeriodInput!) { closePeriod(period: $p) { toStage } }",
+                json!({ "p": period }),
+            )
+            .await,
+            "closePeriod",
+        );
+        let composed = gql(
+            "mutation($c: ID!) { composeFinalists(championshipId: $c) { finalists { playerId } } }",
+            json!({ "c": champ }),
+        )
+        .await;
+        assert_eq!(
+            data(&composed, "composeFinalists")["finalists"]
+                .as_array()
+                .map(Vec::len),
+            Some(3),
+            "{backend}: {composed}"
+        );
+        let notice = "query($c: ID!) { publicNotice(championshipId: $c) { notice finalists { playerId status statusReason finalsInformationDeadline profile { name regionName } } } }";
+        let draft = anonymous(&app, "203.0.113.7", notice, json!({ "c": champ })).await;
+        assert_eq!(
+            error_code(&draft),
+            "FAILED_PRECONDITION",
+            "{backend}: {draft}"
+        );
+        assert_eq!(
+            draft["errors"][0]["extensions"]["reason"],
+            "NOTICE_NOT_PUBLISHED"
+        );
+        data(
+            &gql(
+                "mutation($c: ID!) { publishNotice(championshipId: $c) { notice } }",
+                json!({ "c": champ }),
+            )
+            .await,
+            "publishNotice",
+        );
+
+        // Anyone reads it: names and regions, one registration call for the whole list.
+        let before = grpc_calls(
+            &app,
+            "/qiwang.registration.v1.RegistrationService/GetPublicProfiles",
+        )
+        .await;
+        let public = anonymous(&app, "203.0.113.7", notice, json!({ "c": champ })).await;
+        let list = data(&public, "publicNotice");
+        assert_eq!(list["notice"], "PUBLISHED", "{backend}: {public}");
+        let finalists = list["finalists"].as_array().expect("finalists");
+        assert_eq!(finalists.len(), 3);
+        for f in finalists {
+            assert!(
+                f["profile"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with("公示"),
+                "{public}"
+            );
+            assert_eq!(f["statusReason"], "", "no organizers' notes: {public}");
+            assert_eq!(f["finalsInformationDeadline"], "", "{public}");
+        }
+        let after = grpc_calls(
+            &app,
+            "/qiwang.registration.v1.RegistrationService/GetPublicProfiles",
+        )
+        .await;
+        assert_eq!(
+            after - before,
+            1,
+            "{backend}: one batched profile call per response"
+        );
+        // A token that was sent and refused is refused, not read as anonymous.
+        let forged = app
+            .graphql(Some("not-a-jwt"), notice, json!({ "c": champ }))
+            .await;
+        assert_eq!(
+            error_code(&forged),
+            "UNAUTHENTICATED",
+            "{backend}: {forged}"
+        );
+
+        // Anyone reports, and follows the report with its receipt.
+        let file = "mutation($c: ID!, $p: ID!, $t: String!) { fileNoticeReport(championshipId: $c, playerId: $p, text: $t) { reportId state receipt filedBy } }";
+        let filed = anonymous(
+            &app,
+            "203.0.113.7",
+            file,
+            json!({ "c": champ, "p": ids[0], "t": "他的网络对局疑似代下" }),
+        )
+        .await;
+        let report = data(&filed, "fileNoticeReport").clone();
+        assert_eq!(report["state"], "OPEN", "{backend}: {filed}");
+        let receipt = report["receipt"].as_str().unwrap_or_default().to_owned();
+        assert!(receipt.len() >= 32, "{filed}");
+        let status = "query($r: ID!, $k: String) { noticeReportStatus(reportId: $r, receipt: $k) { state decisionReason decidedBy filedBy } }";
+        let seen = anonymous(
+            &app,
+            "198.51.100.1",
+            status,
+            json!({ "r": report["reportId"], "k": receipt }),
+        )
+        .await;
+        assert_eq!(
+            data(&seen, "noticeReportStatus")["state"],
+            "OPEN",
+            "{backend}: {seen}"
+        );
+        for wrong in [json!("rcpt_0000"), Value::Null] {
+            let refused = anonymous(
+                &app,
+                "198.51.100.1",
+                status,
+                json!({ "r": report["reportId"], "k": wrong }),
+            )
+            .await;
+            assert_eq!(
+                error_code(&refused),
+                "PERMISSION_DENIED",
+                "{backend}: {refused}"
+            );
+        }
+        let too_long = anonymous(
+            &app,
+            "203.0.113.8",
+            file,
+            json!({ "c": champ, "p": ids[1], "t": "长".repeat(2001) }),
+        )
+        .await;
+        assert_eq!(
+            error_code(&too_long),
+            "INVALID_ARGUMENT",
+            "{backend}: {too_long}"
+        );
+
+        // Flooding: the fifth report of the hour from one address is the last.
+        for k in 1..5 {
+            let ok = anonymous(
+                &app,
+                "203.0.113.7",
+                file,
+                json!({ "c": champ, "p": ids[k % 3], "t": format!("第{k}条") }),
+            )
+            .await;
+            data(&ok, "fileNoticeReport");
+        }
+        let flood = anonymous(
+            &app,
+            "203.0.113.7",
+            file,
+            json!({ "c": champ, "p": ids[1], "t": "再来" }),
+        )
+        .await;
+        assert_eq!(
+            error_code(&flood),
+            "RESOURCE_EXHAUSTED",
+            "{backend}: {flood}"
+        );
+        let other = anonymous(
+            &app,
+            "203.0.113.9",
+            file,
+            json!({ "c": champ, "p": ids[1], "t": "另一位" }),
+        )
+        .await;
+        data(&other, "fileNoticeReport");
+        let all = gql(
+            "query($c: ID!) { noticeReports(championshipId: $c) { reportId } }",
+            json!({ "c": champ }),
+        )
+        .await;
+        assert_eq!(
+            data(&all, "noticeReports").as_array().map(Vec::len),
+            Some(6),
+            "{backend}: the refused reports left nothing behind"
+        );
+
+        // The committee dismisses the first; the reporter sees the outcome, not who decided.
+        data(
+            &gql(
+                "mutation($r: ID!) { investigateNoticeReport(reportId: $r) { state } }",
+                json!({ "r": report["reportId"] }),
+            )
+            .await,
+            "investigateNoticeReport",
+        );
+        data(
+            &gql(
+                "mutation($r: ID!) { concludeNoticeReport(input: { reportId: $r, uphold: false, reason: \"经核查对局记录无异常\" }) { state } }",
+                json!({ "r": report["reportId"] }),
+            )
+            .await,
+            "concludeNoticeReport",
+        );
+        let seen = anonymous(
+            &app,
+            "198.51.100.1",
+            status,
+            json!({ "r": report["reportId"], "k": receipt }),
+        )
+        .await;
+        let view = data(&seen, "noticeReportStatus");
+        assert_eq!(view["state"], "DISMISSED", "{backend}: {seen}");
+        assert_eq!(view["decisionReason"], "经核查对局记录无异常");
+        assert_eq!(view["decidedBy"], "");
+        assert_eq!(view["filedBy"], "");
+        app.stop().await;
+    }
+}

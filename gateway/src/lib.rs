@@ -8,6 +8,7 @@ pub mod error;
 pub mod i18n;
 pub mod schema;
 
+use async_graphql::dataloader::DataLoader;
 use async_graphql::http::GraphiQLSource;
 use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
 use axum::Router;
@@ -16,6 +17,7 @@ use axum::response::{Html, IntoResponse};
 use axum::routing::get;
 use http::HeaderMap;
 use qiwang_infra::Verifier;
+use qiwang_infra::auth::PUBLIC_CLIENT;
 use qiwang_infra::metrics::{Metrics, REQUEST_ID, request_id_or_new};
 use qiwang_proto::awards::v1::awards_service_client::AwardsServiceClient;
 use qiwang_proto::pairing::v1::pairing_service_client::PairingServiceClient;
@@ -25,7 +27,7 @@ use qiwang_proto::teamranking::v1::team_ranking_service_client::TeamRankingServi
 use std::time::Duration;
 use tonic::transport::{Channel, Endpoint};
 
-pub use schema::{QiwangSchema, Viewer};
+pub use schema::{ClientAddress, QiwangSchema, Viewer};
 
 /// gRPC clients for the services the gateway fronts.
 #[derive(Clone)]
@@ -87,6 +89,7 @@ impl Services {
 struct AppState {
     schema: QiwangSchema,
     verifier: Verifier,
+    services: Services,
 }
 
 /// Gateway settings the router needs.
@@ -112,7 +115,7 @@ pub fn router(
     metrics: Metrics,
     config: &GatewayConfig,
 ) -> Router {
-    let schema = schema::build(services, config.max_depth, config.max_complexity);
+    let schema = schema::build(services.clone(), config.max_depth, config.max_complexity);
     Router::new()
         .route("/graphql", get(graphiql).post(graphql))
         .route("/healthz", get(|| async { "ok" }))
@@ -133,7 +136,11 @@ pub fn router(
             record_request,
         ))
         .layer(axum::middleware::from_fn(request_id))
-        .with_state(AppState { schema, verifier })
+        .with_state(AppState {
+            schema,
+            verifier,
+            services,
+        })
 }
 
 /// Gives every HTTP request an `x-request-id` (the client's, or a new one), logs under it, passes it
@@ -147,6 +154,16 @@ async fn request_id(
     let value = http::HeaderValue::from_str(&id).ok();
     if let Some(v) = &value {
         request.headers_mut().insert(REQUEST_ID, v.clone());
+    }
+    // The client's address, always set here (a client's own header of that name is replaced).
+    let client = client_address(&request);
+    match http::HeaderValue::from_str(&client) {
+        Ok(v) => {
+            request.headers_mut().insert(PUBLIC_CLIENT, v);
+        }
+        Err(_) => {
+            request.headers_mut().remove(PUBLIC_CLIENT);
+        }
     }
     let span = tracing::info_span!("http", request_id = %id, path = %request.uri().path());
     let started = std::time::Instant::now();
@@ -196,6 +213,25 @@ async fn limit_body(
         .await
 }
 
+/// Who the client is for per-person limits: the address the nearest proxy (the ingress) put last
+/// in `X-Forwarded-For`, else the peer's address. Reading: entries further left are whatever the
+/// client sent and are not trusted; a gateway exposed without a proxy still has the per-championship
+/// cap on anonymous reports against a client that forges the header.
+fn client_address(request: &axum::extract::Request) -> String {
+    let forwarded = request
+        .headers()
+        .get("x-forwarded-for")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.rsplit(',').next())
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty() && v.len() <= 64);
+    let peer = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|c| c.0.ip().to_string());
+    forwarded.or(peer).unwrap_or_else(|| "unknown".into())
+}
+
 /// Records every HTTP request of the gateway (method = path, code = HTTP status).
 async fn record_request(
     State(metrics): State<Metrics>,
@@ -241,9 +277,25 @@ async fn graphql(
             .get(http::header::ACCEPT_LANGUAGE)
             .and_then(|v| v.to_str().ok()),
     );
+    let client = ClientAddress(
+        headers
+            .get(PUBLIC_CLIENT)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
+    );
+    let profiles = DataLoader::new(
+        schema::PublicProfileLoader::new(state.services.clone(), viewer.clone(), client.clone()),
+        tokio::spawn,
+    );
     let mut response = state
         .schema
-        .execute(request.into_inner().data(viewer))
+        .execute(
+            request
+                .into_inner()
+                .data(viewer)
+                .data(client)
+                .data(profiles),
+        )
         .await;
     i18n::localize(&mut response, lang);
     response.into()

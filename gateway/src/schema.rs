@@ -3,6 +3,9 @@
 //! service area: registration (this file), the online stages (`qualification`), the final
 //! (`final_event`), and team standings and awards (`awards`).
 
+use std::collections::HashMap;
+
+use async_graphql::dataloader::{DataLoader, Loader};
 use async_graphql::{
     Context, EmptySubscription, Enum, Guard, ID, InputObject, MergedObject, Object, Schema,
     SimpleObject,
@@ -57,6 +60,115 @@ impl Viewer {
             Viewer::Refused(why) => Err(GatewayError::Unauthenticated(why.clone())),
         }
     }
+}
+
+/// The client's address as the gateway judged it (the public's identity for rate limits).
+#[derive(Debug, Clone, Default)]
+pub struct ClientAddress(pub Option<String>);
+
+/// A request for what anyone may do: with the viewer's token when signed in; without one (naming
+/// the client's address) for the public. A token that was sent and refused is still refused: a
+/// bad token is never quietly read as "anonymous".
+fn public_request<T>(
+    viewer: &Viewer,
+    client: &ClientAddress,
+    message: T,
+) -> Result<tonic::Request<T>, GatewayError> {
+    match viewer {
+        Viewer::Caller(c) => Ok(c.forward(message)),
+        Viewer::Refused(why) => Err(GatewayError::Unauthenticated(why.clone())),
+        Viewer::Anonymous => {
+            let mut request = tonic::Request::new(message);
+            if let Some(v) = client.0.as_deref().and_then(|a| a.parse().ok()) {
+                request
+                    .metadata_mut()
+                    .insert(qiwang_infra::auth::PUBLIC_CLIENT, v);
+            }
+            Ok(request)
+        }
+    }
+}
+
+fn public_call<T>(ctx: &Context<'_>, message: T) -> GqlResult<tonic::Request<T>> {
+    let viewer = ctx.data::<Viewer>().unwrap_or(&Viewer::Anonymous);
+    let client = ctx.data::<ClientAddress>().cloned().unwrap_or_default();
+    public_request(viewer, &client, message).map_err(gql)
+}
+
+/// A player as a published list shows them: no ID number, birth date or phone (R-REG-3).
+#[derive(SimpleObject, Clone)]
+pub struct PublicProfile {
+    pub player_id: ID,
+    pub name: String,
+    pub sex: Option<Sex>,
+    pub region_name: Option<String>,
+}
+
+/// Batches every profile a response needs into one registration call per 500 players, so a page
+/// of a list never makes one call per row.
+pub struct PublicProfileLoader {
+    services: Services,
+    viewer: Viewer,
+    client: ClientAddress,
+}
+
+impl PublicProfileLoader {
+    pub fn new(services: Services, viewer: Viewer, client: ClientAddress) -> Self {
+        PublicProfileLoader {
+            services,
+            viewer,
+            client,
+        }
+    }
+}
+
+impl Loader<String> for PublicProfileLoader {
+    type Value = PublicProfile;
+    type Error = async_graphql::Error;
+
+    async fn load(&self, keys: &[String]) -> Result<HashMap<String, PublicProfile>, Self::Error> {
+        let mut out = HashMap::new();
+        for chunk in keys.chunks(500) {
+            let request = public_request(
+                &self.viewer,
+                &self.client,
+                pb::GetPublicProfilesRequest {
+                    player_ids: chunk.to_vec(),
+                },
+            )
+            .map_err(gql)?;
+            let r = self
+                .services
+                .registration
+                .clone()
+                .get_public_profiles(request)
+                .await
+                .map_err(gql)?;
+            for p in r.into_inner().profiles {
+                let sex = match pb::Sex::try_from(p.sex) {
+                    Ok(pb::Sex::Male) => Some(Sex::Male),
+                    Ok(pb::Sex::Female) => Some(Sex::Female),
+                    _ => None,
+                };
+                out.insert(
+                    p.player_id.clone(),
+                    PublicProfile {
+                        player_id: ID(p.player_id),
+                        name: p.name,
+                        sex,
+                        region_name: non_empty(p.region_name),
+                    },
+                );
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The public profile of `player_id`, through the request's loader.
+async fn public_profile(ctx: &Context<'_>, player_id: &str) -> GqlResult<Option<PublicProfile>> {
+    let loader = ctx.data::<DataLoader<PublicProfileLoader>>()?;
+    loader.load_one(player_id.to_owned()).await
 }
 
 /// The gRPC clients.
@@ -114,6 +226,8 @@ pub enum RoleName {
     Player,
     Partner,
     Federation,
+    /// Anyone, without signing in.
+    Public,
 }
 
 impl From<Role> for RoleName {
@@ -124,6 +238,7 @@ impl From<Role> for RoleName {
             Role::Player => RoleName::Player,
             Role::Partner => RoleName::Partner,
             Role::Federation => RoleName::Federation,
+            Role::Public => RoleName::Public,
         }
     }
 }

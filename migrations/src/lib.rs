@@ -20,6 +20,7 @@ mod m20261201_000008_awards_init;
 mod m20261201_000009_team_ranking_overrides;
 mod m20261201_000010_audit_chains;
 mod m20261201_000011_registration_evidence;
+mod m20261201_000012_qualification_report_receipts;
 
 pub struct Migrator;
 
@@ -40,6 +41,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000009_team_ranking_overrides::Migration),
             Box::new(m20261201_000010_audit_chains::Migration),
             Box::new(m20261201_000011_registration_evidence::Migration),
+            Box::new(m20261201_000012_qualification_report_receipts::Migration),
         ]
     }
 

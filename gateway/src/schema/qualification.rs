@@ -2,14 +2,17 @@
 //! with the viewer's own row, period cuts with each player's reason, knockout rounds, the finalist
 //! list with its public notice and reports.
 
-use async_graphql::{Context, Enum, ID, InputObject, Object, SimpleObject};
+use async_graphql::{ComplexObject, Context, Enum, ID, InputObject, Object, SimpleObject};
 use qiwang_infra::auth::Role;
 use qiwang_proto::qualification::v1 as pb;
 
-use super::{RoleGuard, authed, rfc3339, services, viewer};
+use super::{
+    PublicProfile, RoleGuard, authed, public_call, public_profile, rfc3339, services, viewer,
+};
 use crate::error::{GqlResult, gql};
 
 #[derive(SimpleObject, Clone)]
+#[graphql(complex)]
 pub struct LeaderboardRow {
     /// 0 = not ranked (too few games, eliminated).
     pub rank: u32,
@@ -200,6 +203,7 @@ pub enum NoticeState {
 }
 
 #[derive(SimpleObject, Clone)]
+#[graphql(complex)]
 pub struct Finalist {
     pub player_id: ID,
     /// QUALIFIER, SEED, WILDCARD or REPLACEMENT.
@@ -212,6 +216,22 @@ pub struct Finalist {
     pub finals_information_at: Option<String>,
     pub finals_information_deadline: String,
     pub replaces: Option<ID>,
+}
+
+#[ComplexObject]
+impl Finalist {
+    /// Name, sex and region, as the published list shows them (batched per response).
+    async fn profile(&self, ctx: &Context<'_>) -> GqlResult<Option<PublicProfile>> {
+        public_profile(ctx, &self.player_id).await
+    }
+}
+
+#[ComplexObject]
+impl LeaderboardRow {
+    /// Name, sex and region (batched per page: one registration call for the whole page).
+    async fn profile(&self, ctx: &Context<'_>) -> GqlResult<Option<PublicProfile>> {
+        public_profile(ctx, &self.player_id).await
+    }
 }
 
 #[derive(SimpleObject, Clone)]
@@ -273,6 +293,9 @@ pub struct NoticeReport {
     pub decided_at: Option<String>,
     pub decision_reason: String,
     pub replacement_player_id: Option<ID>,
+    /// Only when the report is filed: keep it to follow the report (`noticeReportStatus`) without
+    /// signing in. Shown once; the service keeps only its hash.
+    pub receipt: Option<String>,
 }
 
 impl From<pb::NoticeReport> for NoticeReport {
@@ -289,6 +312,7 @@ impl From<pb::NoticeReport> for NoticeReport {
             decision_reason: r.decision_reason,
             replacement_player_id: (!r.replacement_player_id.is_empty())
                 .then_some(ID(r.replacement_player_id)),
+            receipt: (!r.receipt.is_empty()).then_some(r.receipt),
         }
     }
 }
@@ -402,6 +426,52 @@ impl QualificationQuery {
             .await
             .map_err(gql)?;
         Ok(l.into_inner().into())
+    }
+
+    /// The published finalist list (R-PUB-1): anyone, without signing in. Each finalist's
+    /// `profile` gives name, sex and region; no personal data, no organizers' notes.
+    async fn public_notice(
+        &self,
+        ctx: &Context<'_>,
+        championship_id: ID,
+    ) -> GqlResult<FinalistList> {
+        let request = public_call(
+            ctx,
+            pb::ChampionshipRef {
+                championship_id: championship_id.0,
+            },
+        )?;
+        let l = services(ctx)
+            .qualification
+            .clone()
+            .get_public_notice(request)
+            .await
+            .map_err(gql)?;
+        Ok(l.into_inner().into())
+    }
+
+    /// A report as its reporter follows it: anyone with the receipt, the signed-in reporter,
+    /// organizers and referees.
+    async fn notice_report_status(
+        &self,
+        ctx: &Context<'_>,
+        report_id: ID,
+        receipt: Option<String>,
+    ) -> GqlResult<NoticeReport> {
+        let request = public_call(
+            ctx,
+            pb::NoticeReportStatusRequest {
+                report_id: report_id.0,
+                receipt: receipt.unwrap_or_default(),
+            },
+        )?;
+        let r = services(ctx)
+            .qualification
+            .clone()
+            .get_notice_report_status(request)
+            .await
+            .map_err(gql)?;
+        Ok(r.into_inner().into())
     }
 
     /// Reports against the notice (organizers and referees).
@@ -533,7 +603,8 @@ impl QualificationMutation {
         Ok(l.into_inner().into())
     }
 
-    /// Anyone signed in, while the notice is published: a report against a listed player.
+    /// Anyone, signed in or not, while the notice is published: a report against a listed player
+    /// (1-2000 characters; a few an hour per reporter). Keep the answer's `receipt`.
     async fn file_notice_report(
         &self,
         ctx: &Context<'_>,
@@ -541,18 +612,18 @@ impl QualificationMutation {
         player_id: ID,
         text: String,
     ) -> GqlResult<NoticeReport> {
-        let caller = viewer(ctx)?;
+        let request = public_call(
+            ctx,
+            pb::FileNoticeReportRequest {
+                championship_id: championship_id.0,
+                player_id: player_id.0,
+                text,
+            },
+        )?;
         let r = services(ctx)
             .qualification
             .clone()
-            .file_notice_report(authed(
-                caller,
-                pb::FileNoticeReportRequest {
-                    championship_id: championship_id.0,
-                    player_id: player_id.0,
-                    text,
-                },
-            ))
+            .file_notice_report(request)
             .await
             .map_err(gql)?;
         Ok(r.into_inner().into())

@@ -28,6 +28,10 @@ pub enum Role {
     Partner,
     /// A federation pulling certificates.
     Federation,
+    /// 公众: anyone, without an account or a token (the public notice, R-PUB-1/2). Never a token's
+    /// role: the interceptor of a service that admits the public gives it to calls without a token,
+    /// and only handlers that ask for [`caller_or_public`] ever see it.
+    Public,
 }
 
 impl Role {
@@ -45,6 +49,7 @@ impl Role {
             Role::Player => "player",
             Role::Partner => "partner",
             Role::Federation => "federation",
+            Role::Public => "public",
         }
     }
     /// Organizers and referees may see personal data (R-REG-3).
@@ -236,6 +241,11 @@ impl Verifier {
                     if c.role == Role::Partner && c.platform.as_deref().is_none_or(str::is_empty) {
                         return Err(AuthError::PartnerWithoutPlatform);
                     }
+                    if c.role == Role::Public {
+                        return Err(AuthError::Invalid(
+                            "\"public\" is not a role a token can carry".into(),
+                        ));
+                    }
                     return Ok(Caller {
                         subject: c.sub,
                         role: c.role,
@@ -358,12 +368,36 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[derive(Clone)]
 pub struct AuthInterceptor {
     verifier: Verifier,
+    admit_public: bool,
 }
 
 impl AuthInterceptor {
     pub fn new(verifier: Verifier) -> Self {
-        AuthInterceptor { verifier }
+        AuthInterceptor {
+            verifier,
+            admit_public: false,
+        }
     }
+
+    /// Also lets calls without any `authorization` header through, as the public (a bad token is
+    /// still refused). Their handlers see no caller ([`caller`] refuses them exactly as before)
+    /// unless they ask for [`caller_or_public`].
+    pub fn admitting_public(verifier: Verifier) -> Self {
+        AuthInterceptor {
+            verifier,
+            admit_public: true,
+        }
+    }
+}
+
+/// Metadata naming the member of the public behind an anonymous call: set by the gateway from the
+/// client's address, so that rate limits apply per person, not per gateway.
+pub const PUBLIC_CLIENT: &str = "x-qiwang-public-client";
+
+/// The caller of an anonymous call let through by [`AuthInterceptor::admitting_public`].
+#[derive(Debug, Clone)]
+struct PublicCall {
+    client: String,
 }
 
 impl tonic::service::Interceptor for AuthInterceptor {
@@ -380,6 +414,18 @@ impl tonic::service::Interceptor for AuthInterceptor {
             Some(Err(e)) => {
                 tracing::warn!(error = %e, "refused call");
                 return Err(e.into());
+            }
+            None if self.admit_public => {
+                let client = request
+                    .metadata()
+                    .get(PUBLIC_CLIENT)
+                    .and_then(|v| v.to_str().ok())
+                    .map(|v| v.chars().take(64).collect::<String>())
+                    .filter(|v| !v.is_empty())
+                    .or_else(|| request.remote_addr().map(|a| a.ip().to_string()))
+                    .unwrap_or_else(|| "unknown".into());
+                request.extensions_mut().insert(PublicCall { client });
+                return Ok(request);
             }
             None => None,
         };
@@ -401,13 +447,36 @@ impl tonic::service::Interceptor for AuthInterceptor {
     }
 }
 
-/// The caller of a request that passed [`AuthInterceptor`].
+/// The caller of a request that passed [`AuthInterceptor`]; an anonymous call is refused as
+/// unauthenticated.
 pub fn caller<T>(request: &tonic::Request<T>) -> Result<Caller, tonic::Status> {
-    request
-        .extensions()
-        .get::<Caller>()
-        .cloned()
-        .ok_or_else(|| tonic::Status::unauthenticated("no authenticated caller"))
+    if let Some(c) = request.extensions().get::<Caller>() {
+        return Ok(c.clone());
+    }
+    if request.extensions().get::<PublicCall>().is_some() {
+        tracing::warn!(error = %AuthError::Missing, "refused call");
+        return Err(AuthError::Missing.into());
+    }
+    Err(tonic::Status::unauthenticated("no authenticated caller"))
+}
+
+/// The caller, or for an anonymous call the public: role [`Role::Public`], subject
+/// `public:<client address>`. Only for what anyone may do (read the published notice, report).
+pub fn caller_or_public<T>(request: &tonic::Request<T>) -> Result<Caller, tonic::Status> {
+    match request.extensions().get::<PublicCall>() {
+        Some(p) => Ok(Caller {
+            subject: format!("public:{}", p.client),
+            role: Role::Public,
+            platform: None,
+            token: String::new(),
+            request_id: request
+                .metadata()
+                .get(crate::metrics::REQUEST_ID)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+        }),
+        None => caller(request),
+    }
 }
 
 /// Refuses the call unless the caller has one of `roles`.
@@ -447,6 +516,33 @@ mod tests {
             (c.role, c.subject.as_str(), c.platform.as_deref()),
             (Role::Partner, "yizhan-bot", Some("yizhan"))
         );
+    }
+
+    #[test]
+    fn r_pub_2_public_is_never_a_token_role_and_anonymous_calls_reach_only_public_handlers() {
+        let v = dev(b"0123456789abcdef0123456789abcdef");
+        let t = v.mint(Role::Public, "anyone", None, None).expect("mint");
+        assert!(matches!(v.verify(&t), Err(AuthError::Invalid(_))));
+        assert!("public".parse::<Role>().is_err());
+
+        let mut open = AuthInterceptor::admitting_public(v.clone());
+        let mut request = tonic::Request::new(());
+        request
+            .metadata_mut()
+            .insert(PUBLIC_CLIENT, "203.0.113.7".parse().expect("ascii"));
+        let request = tonic::service::Interceptor::call(&mut open, request).expect("admitted");
+        let refused = caller(&request).expect_err("not for ordinary handlers");
+        assert_eq!(refused.code(), tonic::Code::Unauthenticated);
+        let public = caller_or_public(&request).expect("public handlers");
+        assert_eq!(
+            (public.role, public.subject.as_str()),
+            (Role::Public, "public:203.0.113.7")
+        );
+
+        let mut closed = AuthInterceptor::new(v);
+        let refused = tonic::service::Interceptor::call(&mut closed, tonic::Request::new(()))
+            .expect_err("no token");
+        assert_eq!(refused.code(), tonic::Code::Unauthenticated);
     }
 
     #[test]

@@ -353,11 +353,15 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
         suite.tasks.push((
             "gateway",
             tokio::spawn(async move {
-                axum::serve(listener, app)
-                    .with_graceful_shutdown(async move {
-                        let _ = rx.wait_for(|stop| *stop).await;
-                    })
-                    .await?;
+                // The peer address is the public's client address when no proxy names one.
+                axum::serve(
+                    listener,
+                    app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+                )
+                .with_graceful_shutdown(async move {
+                    let _ = rx.wait_for(|stop| *stop).await;
+                })
+                .await?;
                 Ok(())
             }),
         ));

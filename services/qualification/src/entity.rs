@@ -342,6 +342,8 @@ pub mod notice_report {
         pub decided_at: Option<DateTimeUtc>,
         pub decision_reason: Option<String>,
         pub replacement: Option<String>,
+        /// Hex SHA-256 of the receipt given to the reporter (follows the report without a token).
+        pub receipt_hash: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

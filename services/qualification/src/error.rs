@@ -14,6 +14,9 @@ pub enum QualificationError {
     AlreadyExists(String),
     #[error("{0}")]
     PermissionDenied(String),
+    /// Too many requests of one kind from one source (report flooding).
+    #[error("{0}")]
+    RateLimited(String),
     #[error("{message}")]
     Precondition {
         kind: &'static str,
@@ -75,6 +78,7 @@ impl From<QualificationError> for Status {
             E::NotFound(what) => Status::not_found(format!("{what} not found")),
             E::AlreadyExists(what) => Status::already_exists(what),
             E::PermissionDenied(why) => Status::permission_denied(why),
+            E::RateLimited(why) => Status::resource_exhausted(why),
             E::Precondition {
                 kind,
                 subject,

@@ -138,7 +138,10 @@ impl QualificationApi {
         self,
         verifier: Verifier,
     ) -> InterceptedService<QualificationServiceServer<Self>, AuthInterceptor> {
-        QualificationServiceServer::with_interceptor(self, AuthInterceptor::new(verifier))
+        QualificationServiceServer::with_interceptor(
+            self,
+            AuthInterceptor::admitting_public(verifier),
+        )
     }
 
     /// The championship's preset, fetched once from the registration service.
@@ -1772,12 +1775,28 @@ impl QualificationService for QualificationApi {
         )
     }
 
+    async fn get_public_notice(
+        &self,
+        request: Request<pb::ChampionshipRef>,
+    ) -> Reply<pb::FinalistList> {
+        auth::caller_or_public(&request)?;
+        reply(self.public_notice_impl(request.into_inner()).await)
+    }
+
     async fn file_notice_report(
         &self,
         request: Request<pb::FileNoticeReportRequest>,
     ) -> Reply<pb::NoticeReport> {
-        let caller = auth::caller(&request)?;
+        let caller = auth::caller_or_public(&request)?;
         reply(self.file_report_impl(caller, request.into_inner()).await)
+    }
+
+    async fn get_notice_report_status(
+        &self,
+        request: Request<pb::NoticeReportStatusRequest>,
+    ) -> Reply<pb::NoticeReport> {
+        let caller = auth::caller_or_public(&request)?;
+        reply(self.report_status_impl(caller, request.into_inner()).await)
     }
 
     async fn investigate_notice_report(

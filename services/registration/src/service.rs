@@ -27,6 +27,7 @@ mod evidence;
 mod finals;
 mod import;
 mod pairs;
+mod public;
 mod wildcards;
 
 /// The registration service over one database.
@@ -79,7 +80,10 @@ impl RegistrationApi {
         self,
         verifier: Verifier,
     ) -> InterceptedService<RegistrationServiceServer<Self>, AuthInterceptor> {
-        RegistrationServiceServer::with_interceptor(self, AuthInterceptor::new(verifier))
+        RegistrationServiceServer::with_interceptor(
+            self,
+            AuthInterceptor::admitting_public(verifier),
+        )
     }
 }
 
@@ -1413,6 +1417,14 @@ impl RegistrationService for RegistrationApi {
             self.upload_evidence_impl(caller, request.into_inner())
                 .await,
         )
+    }
+
+    async fn get_public_profiles(
+        &self,
+        request: Request<pb::GetPublicProfilesRequest>,
+    ) -> Reply<pb::GetPublicProfilesResponse> {
+        auth::caller_or_public(&request)?;
+        reply(self.public_profiles_impl(request.into_inner()).await)
     }
 
     async fn get_evidence(&self, request: Request<pb::EvidenceRef>) -> Reply<pb::EvidenceContent> {

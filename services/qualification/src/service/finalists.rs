@@ -25,7 +25,7 @@ use qiwang_core::workflow::{
     self, Decision, NoticeState, ReportState, close_notice, file_report, investigate,
     may_change_list, publish,
 };
-use sea_orm::ActiveModelTrait;
+use sea_orm::{ActiveModelTrait, PaginatorTrait};
 use std::collections::HashSet;
 
 use super::*;
@@ -104,7 +104,19 @@ fn report_view(r: notice_report::Model) -> pb::NoticeReport {
         decided_at: r.decided_at.map(timestamp),
         decision_reason: r.decision_reason.unwrap_or_default(),
         replacement_player_id: r.replacement.unwrap_or_default(),
+        receipt: String::new(),
     }
+}
+
+/// At most this many reports from one reporter per championship per hour (R-PUB-2 flooding).
+pub const REPORTS_PER_REPORTER_PER_HOUR: u64 = 5;
+/// At most this many anonymous reports per championship per hour, whoever sends them: a bound
+/// that holds even against a reporter who forges client addresses.
+pub const PUBLIC_REPORTS_PER_CHAMPIONSHIP_PER_HOUR: u64 = 200;
+
+/// The hash a receipt is stored as.
+fn receipt_hash(receipt: &str) -> String {
+    qiwang_core::lottery::hex(&qiwang_core::lottery::sha256(receipt.as_bytes()))
 }
 
 impl QualificationApi {
@@ -197,6 +209,129 @@ impl QualificationApi {
             return Err(invalid("championship_id", "is required"));
         }
         Ok(&req.championship_id)
+    }
+
+    /// The notice as the public sees it (R-PUB-1): published or closed only; origins, stages,
+    /// statuses and replacements, without organizers' notes or finals-information dates.
+    pub(super) async fn public_notice_impl(
+        &self,
+        req: pb::ChampionshipRef,
+    ) -> Result<pb::FinalistList> {
+        let championship = Self::championship_of(&req)?;
+        let notice = self.notice_row(championship).await?;
+        let state = match notice_of(notice.as_ref()) {
+            NoticeState::Draft => {
+                return Err(precondition(
+                    "NOTICE_NOT_PUBLISHED",
+                    "notice",
+                    format!("the finalist list of {championship} is not published"),
+                ));
+            }
+            NoticeState::Published(_) => pb::NoticeState::Published,
+            NoticeState::Closed(_) => pb::NoticeState::Closed,
+        };
+        let finalists = self
+            .finalist_rows(championship)
+            .await?
+            .into_iter()
+            .map(|f| pb::Finalist {
+                player_id: f.player_id,
+                origin: f.origin,
+                stage: f.stage,
+                period: f.period as u32,
+                status: match f.status.as_str() {
+                    LISTED => pb::FinalistStatus::Listed,
+                    DISQUALIFIED => pb::FinalistStatus::Disqualified,
+                    _ => pb::FinalistStatus::Withdrawn,
+                } as i32,
+                qualified_at: Some(timestamp(f.qualified_at)),
+                replaces: f.replaces,
+                ..Default::default()
+            })
+            .collect();
+        Ok(pb::FinalistList {
+            championship_id: championship.to_owned(),
+            notice: state as i32,
+            published_at: notice.as_ref().and_then(|n| n.published_at).map(timestamp),
+            closed_at: notice.as_ref().and_then(|n| n.closed_at).map(timestamp),
+            finalists,
+        })
+    }
+
+    /// Refuses a report past the rate limits (per reporter; for the public, per championship too).
+    async fn check_report_rate(
+        &self,
+        caller: &Caller,
+        championship: &str,
+        now: DateTime<Utc>,
+    ) -> Result<()> {
+        let since = now - chrono::Duration::hours(1);
+        let recent = notice_report::Entity::find()
+            .filter(notice_report::Column::ChampionshipId.eq(championship))
+            .filter(notice_report::Column::FiledBy.eq(&caller.subject))
+            .filter(notice_report::Column::FiledAt.gt(since))
+            .count(&self.db)
+            .await?;
+        if recent >= REPORTS_PER_REPORTER_PER_HOUR {
+            return Err(QualificationError::RateLimited(format!(
+                "at most {REPORTS_PER_REPORTER_PER_HOUR} reports an hour from one reporter; try again later"
+            )));
+        }
+        if caller.is(Role::Public) {
+            let public = notice_report::Entity::find()
+                .filter(notice_report::Column::ChampionshipId.eq(championship))
+                .filter(notice_report::Column::FiledBy.starts_with("public:"))
+                .filter(notice_report::Column::FiledAt.gt(since))
+                .count(&self.db)
+                .await?;
+            if public >= PUBLIC_REPORTS_PER_CHAMPIONSHIP_PER_HOUR {
+                return Err(QualificationError::RateLimited(format!(
+                    "at most {PUBLIC_REPORTS_PER_CHAMPIONSHIP_PER_HOUR} anonymous reports an hour per championship; try again later or sign in"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// A report as its reporter sees it: with the receipt, anyone; signed in, the reporter;
+    /// organizers and referees always. Who decided is not shown outside the committee.
+    pub(super) async fn report_status_impl(
+        &self,
+        caller: Caller,
+        req: pb::NoticeReportStatusRequest,
+    ) -> Result<pb::NoticeReport> {
+        let refused = || {
+            QualificationError::PermissionDenied(
+                "a report's status is shown to its reporter (with the receipt) and the committee"
+                    .into(),
+            )
+        };
+        if req.report_id.is_empty() {
+            return Err(invalid("report_id", "is required"));
+        }
+        let Some(row) = notice_report::Entity::find_by_id(req.report_id.clone())
+            .one(&self.db)
+            .await?
+        else {
+            // Unknown ids and wrong receipts get the same answer, so neither can be probed.
+            return Err(refused());
+        };
+        let committee = caller.is(Role::Organizer) || caller.is(Role::Referee);
+        let reporter = !caller.is(Role::Public) && caller.subject == row.filed_by;
+        let holds_receipt = !req.receipt.is_empty()
+            && row
+                .receipt_hash
+                .as_deref()
+                .is_some_and(|h| h == receipt_hash(&req.receipt));
+        if !(committee || reporter || holds_receipt) {
+            return Err(refused());
+        }
+        let mut view = report_view(row);
+        if !committee {
+            view.decided_by = String::new();
+            view.filed_by = String::new();
+        }
+        Ok(view)
     }
 
     pub(super) async fn get_finalists_impl(
@@ -455,6 +590,9 @@ impl QualificationApi {
         let now = Utc::now();
         let state = notice_of(self.notice_row(&req.championship_id).await?.as_ref());
         file_report(&state, decision(&caller, now)).map_err(workflow_refusal)?;
+        self.check_report_rate(&caller, &req.championship_id, now)
+            .await?;
+        let receipt = format!("rcpt_{}", uuid::Uuid::new_v4().simple());
         let model = notice_report::Model {
             id: format!("rep_{}", uuid::Uuid::now_v7().simple()),
             championship_id: req.championship_id.clone(),
@@ -467,6 +605,7 @@ impl QualificationApi {
             decided_at: None,
             decision_reason: None,
             replacement: None,
+            receipt_hash: Some(receipt_hash(&receipt)),
         };
         let txn = self.db.begin().await?;
         notice_report::Entity::insert(notice_report::ActiveModel::from(model.clone()))
@@ -481,7 +620,9 @@ impl QualificationApi {
         )
         .await?;
         txn.commit().await?;
-        Ok(report_view(model))
+        let mut view = report_view(model);
+        view.receipt = receipt;
+        Ok(view)
     }
 
     async fn report_row(&self, id: &str) -> Result<notice_report::Model> {
