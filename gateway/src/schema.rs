@@ -635,6 +635,7 @@ pub fn build(services: Services, max_depth: usize, max_complexity: usize) -> Qiw
         EmptySubscription,
     )
     .data(services)
+    .extension(crate::free_text::FreeTextGuard)
     .limit_depth(max_depth)
     .limit_complexity(max_complexity)
     .limit_recursive_depth(32)

@@ -10,6 +10,7 @@ pub mod db;
 pub mod metrics;
 pub mod status;
 pub mod telemetry;
+pub mod text;
 
 pub use auth::{Caller, Role, Verifier};
 pub use config::Settings;
