@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 const PROTO_FILES: &[&str] = &[
+    "qiwang/audit/v1/audit.proto",
     "qiwang/registration/v1/registration.proto",
     "qiwang/qualification/v1/qualification.proto",
     "qiwang/pairing/v1/pairing.proto",

@@ -4,7 +4,9 @@
 
 use qiwang_blackbox::{backends, championship_from, preset_with_window, spawn_app};
 use qiwang_infra::audit::{ChainCheck, check_chain};
+use qiwang_infra::auth::Role;
 use sea_orm::{ConnectionTrait, Statement};
+use serde_json::json;
 
 #[tokio::test]
 async fn r_dis_3_an_edited_or_removed_audit_entry_breaks_the_chain_where_it_was() {
@@ -40,12 +42,59 @@ async fn r_dis_3_an_edited_or_removed_audit_entry_breaks_the_chain_where_it_was(
                     .expect("tamper");
             }
         };
+        // Organizers read the log through GraphQL, a page at a time, every link intact.
+        let org = app.token(Role::Organizer, "org-1");
+        let log = "query($a: String) { auditLog(service: REGISTRATION, after: $a, size: 2) { entries { seq action actor intact } nextCursor } }";
+        let first = app.graphql(Some(&org), log, json!({})).await;
+        let page = &first["data"]["auditLog"];
+        assert_eq!(
+            page["entries"].as_array().map(Vec::len),
+            Some(2),
+            "{backend}: {first}"
+        );
+        assert_eq!(
+            page["entries"][0]["action"], "championship.create",
+            "{backend}: {first}"
+        );
+        assert_eq!(page["entries"][0]["actor"], "org-1");
+        let rest = app
+            .graphql(Some(&org), log, json!({ "a": page["nextCursor"] }))
+            .await;
+        let entries = rest["data"]["auditLog"]["entries"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(entries.len(), 1, "{backend}: {rest}");
+        assert!(rest["data"]["auditLog"]["nextCursor"].is_null(), "{rest}");
+        let player = app.token(Role::Player, "pl_x");
+        let denied = app.graphql(Some(&player), log, json!({})).await;
+        assert_eq!(
+            denied["errors"][0]["extensions"]["code"], "PERMISSION_DENIED",
+            "{backend}: {denied}"
+        );
+        let all = "{ auditLog(service: REGISTRATION) { entries { seq intact } } }";
+        let intact = |r: &serde_json::Value| -> Vec<bool> {
+            r["data"]["auditLog"]["entries"]
+                .as_array()
+                .map(|e| e.iter().map(|x| x["intact"] == true).collect())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            intact(&app.graphql(Some(&org), all, json!({})).await),
+            [true, true, true]
+        );
+
         // Someone edits the second decision in the database.
         run(format!(
             "UPDATE registration_audit SET detail = 'nothing happened' WHERE id = {}",
             ids[1]
         ))
         .await;
+        assert_eq!(
+            intact(&app.graphql(Some(&org), all, json!({})).await),
+            [true, false, true],
+            "{backend}: the console shows the edited entry"
+        );
         match check_chain(&db, &chain).await.expect("check") {
             ChainCheck::Broken(b) => {
                 assert_eq!(b.id, ids[1], "{backend}: {b}");

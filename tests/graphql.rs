@@ -1452,6 +1452,25 @@ async fn r_pub_1_r_pub_2_anyone_reads_the_notice_and_reports_without_signing_in(
         assert_eq!(view["decisionReason"], "经核查对局记录无异常");
         assert_eq!(view["decidedBy"], "");
         assert_eq!(view["filedBy"], "");
+        // Every step is in the qualification audit log, each link intact.
+        let log = gql(
+            "{ auditLog(service: QUALIFICATION, size: 500) { entries { action intact } } }",
+            json!({}),
+        )
+        .await;
+        let entries = data(&log, "auditLog")["entries"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(
+            entries.iter().all(|e| e["intact"] == true),
+            "{backend}: {log}"
+        );
+        let filed = entries
+            .iter()
+            .filter(|e| e["action"] == "notice.report_filed")
+            .count();
+        assert_eq!(filed, 6, "{backend}: {log}");
         app.stop().await;
     }
 }

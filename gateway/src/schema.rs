@@ -16,6 +16,7 @@ use qiwang_proto::registration::v1 as pb;
 use crate::Services;
 use crate::error::{GatewayError, GqlResult, gql};
 
+mod audit;
 mod awards;
 mod final_event;
 mod qualification;
@@ -31,6 +32,7 @@ pub struct QueryRoot(
     qualification::QualificationQuery,
     final_event::FinalQuery,
     awards::AwardsQuery,
+    audit::AuditQuery,
 );
 
 /// Every mutation, one part per service area.

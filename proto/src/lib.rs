@@ -3,6 +3,13 @@
 //! The `.proto` files under `proto/qiwang/` are the source of truth; this crate only compiles them.
 //! Each service has one versioned package (`qiwang.registration.v1`, …).
 
+/// `qiwang.audit.v1`: the audit log pages every hash-chained service serves.
+pub mod audit {
+    pub mod v1 {
+        tonic::include_proto!("qiwang.audit.v1");
+    }
+}
+
 /// `qiwang.registration.v1`
 pub mod registration {
     pub mod v1 {

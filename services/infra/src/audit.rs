@@ -12,7 +12,8 @@
 //! previous-hash column, so two writers can never fork the chain.
 //!
 //! The service crates own their tables; each describes its audit table as a [`ChainedTable`] and
-//! this module only hashes, reads and checks.
+//! this module only hashes, reads (for `qiwang.audit.v1` pages too) and checks. A table's text
+//! columns are, in order, actor, role, action, subject, detail.
 
 use chrono::{DateTime, SubsecRound, Utc};
 use qiwang_core::lottery::{hex, sha256};
@@ -151,6 +152,119 @@ pub async fn check_chain<C: ConnectionTrait>(
         entries += 1;
     }
     Ok(ChainCheck::Intact { entries })
+}
+
+/// One entry of a chain as read for display, with whether its link holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditEntry {
+    pub id: i64,
+    pub at: DateTime<Utc>,
+    /// The table's text columns, in [`ChainedTable::text_columns`] order.
+    pub fields: Vec<String>,
+    pub prev_hash: String,
+    pub hash: String,
+    /// Its content matches its hash and its previous hash is the hash of the entry before it.
+    pub intact: bool,
+}
+
+/// Up to `limit` entries after id `after` (0: from the start), oldest first, each with its link
+/// checked against the entry before it.
+pub async fn page<C: ConnectionTrait>(
+    db: &C,
+    table: &ChainedTable,
+    after: i64,
+    limit: u32,
+) -> Result<Vec<AuditEntry>, DbErr> {
+    let backend = db.get_database_backend();
+    let before = format!(
+        "SELECT hash FROM {name} WHERE {id} <= {after} ORDER BY {id} DESC LIMIT 1",
+        name = table.name,
+        id = table.id_column,
+    );
+    let mut prev = match db
+        .query_one_raw(Statement::from_string(backend, before))
+        .await?
+    {
+        Some(row) => row.try_get::<String>("", "hash")?,
+        None => GENESIS.to_owned(),
+    };
+    let sql = format!(
+        "SELECT {id}, {time}, {columns}, prev_hash, hash FROM {name} WHERE {id} > {after} ORDER BY {id} LIMIT {limit}",
+        id = table.id_column,
+        time = table.time_column,
+        columns = table.text_columns.join(", "),
+        name = table.name,
+    );
+    let mut out = Vec::new();
+    for row in db
+        .query_all_raw(Statement::from_string(backend, sql))
+        .await?
+    {
+        let mut fields = Vec::with_capacity(table.text_columns.len());
+        for c in table.text_columns {
+            fields.push(row.try_get::<String>("", c)?);
+        }
+        let at: DateTime<Utc> = row.try_get("", table.time_column)?;
+        let prev_hash: String = row.try_get("", "prev_hash")?;
+        let hash: String = row.try_get("", "hash")?;
+        let refs: Vec<&str> = fields.iter().map(String::as_str).collect();
+        let intact = prev_hash == prev && entry_hash(&prev_hash, at, &refs) == hash;
+        prev = hash.clone();
+        out.push(AuditEntry {
+            id: row.try_get("", table.id_column)?,
+            at,
+            fields,
+            prev_hash,
+            hash,
+            intact,
+        });
+    }
+    Ok(out)
+}
+
+/// A page of the log as the services serve it (`qiwang.audit.v1`; the caller checks the role).
+pub async fn page_pb<C: ConnectionTrait>(
+    db: &C,
+    table: &ChainedTable,
+    req: qiwang_proto::audit::v1::AuditPageRequest,
+) -> Result<qiwang_proto::audit::v1::AuditPage, DbErr> {
+    use qiwang_proto::audit::v1 as pb;
+    let limit = match req.limit {
+        0 => 100,
+        n => n.min(500),
+    };
+    let entries = page(db, table, req.after.max(0), limit).await?;
+    let next_after = if entries.len() == limit as usize {
+        entries.last().map_or(0, |e| e.id)
+    } else {
+        0
+    };
+    Ok(pb::AuditPage {
+        entries: entries
+            .into_iter()
+            .map(|e| {
+                let at = prost_types::Timestamp {
+                    seconds: e.at.timestamp(),
+                    nanos: e.at.timestamp_subsec_nanos() as i32,
+                };
+                let mut f = e.fields.into_iter();
+                let mut next = || f.next().unwrap_or_default();
+                pb::AuditEntry {
+                    seq: e.id,
+                    at: Some(at),
+                    actor: next(),
+                    role: next(),
+                    action: next(),
+                    subject: next(),
+                    detail: next(),
+                    prev_hash: e.prev_hash,
+                    hash: e.hash,
+                    intact: e.intact,
+                }
+            })
+            .collect(),
+        next_after,
+    })
 }
 
 fn short(hash: &str) -> &str {

@@ -1858,4 +1858,17 @@ impl QualificationService for QualificationApi {
                 .await,
         )
     }
+
+    async fn list_audit_entries(
+        &self,
+        request: Request<qiwang_proto::audit::v1::AuditPageRequest>,
+    ) -> Reply<qiwang_proto::audit::v1::AuditPage> {
+        let caller = auth::caller(&request)?;
+        require(&caller, &[Role::Organizer])?;
+        let page =
+            qiwang_infra::audit::page_pb(&self.db, &crate::AUDIT_CHAIN, request.into_inner())
+                .await
+                .map_err(|e| Status::from(crate::error::QualificationError::from(e)))?;
+        Ok(Response::new(page))
+    }
 }
