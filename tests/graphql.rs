@@ -661,8 +661,68 @@ async fn r_onl_2_r_adv_1_leaderboard_with_own_row_and_the_cut_through_graphql() 
             "PERMISSION_DENIED",
             "{backend}: {denied}"
         );
+        // A console follows the championship live while the period closes.
+        let mut live = subscribe(
+            &app,
+            Some(&org),
+            "subscription($c: ID!) { qualificationChanges(championshipId: $c) { kind stage period playerId summary } }",
+            json!({ "c": champ }),
+        )
+        .await;
+        // Opening the next period is the marker that the subscription is live.
+        let second = json!({ "championshipId": champ, "stage": "haixuan", "period": 2 });
+        let opened = app
+            .graphql(
+                Some(&org),
+                "mutation($p: PeriodInput!) { openPeriod(period: $p) }",
+                json!({ "p": second }),
+            )
+            .await;
+        assert_eq!(opened["data"]["openPeriod"], true, "{backend}: {opened}");
+        let marker = next_event(&mut live).await.expect("the period change");
+        assert_eq!(
+            marker["data"]["qualificationChanges"]["kind"], "PERIOD",
+            "{backend}: {marker}"
+        );
+        assert_eq!(
+            marker["data"]["qualificationChanges"]["period"], 2,
+            "{backend}: {marker}"
+        );
+        // Without a token there is no live view.
+        let mut anonymous_live = subscribe(
+            &app,
+            None,
+            "subscription($c: ID!) { qualificationChanges(championshipId: $c) { kind } }",
+            json!({ "c": champ }),
+        )
+        .await;
+        let refused = next_event(&mut anonymous_live).await.unwrap_or_default();
+        assert_eq!(
+            error_code(&refused),
+            "UNAUTHENTICATED",
+            "{backend}: {refused}"
+        );
         let cut = app.graphql(Some(&org), close, json!({ "p": period })).await;
         assert!(cut["errors"].is_null(), "{backend}: {cut}");
+        let mut kinds = Vec::new();
+        while let Some(change) = next_event(&mut live).await {
+            let c = &change["data"]["qualificationChanges"];
+            kinds.push(c["kind"].as_str().unwrap_or_default().to_owned());
+            if c["kind"] == "ADVANCEMENT" && c["playerId"] == ids[0].as_str() {
+                assert!(
+                    c["summary"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .starts_with("advances"),
+                    "{backend}: {change}"
+                );
+                break;
+            }
+        }
+        assert!(
+            kinds.contains(&"ADVANCEMENT".to_owned()),
+            "{backend}: {kinds:?}"
+        );
         let rows = cut["data"]["closePeriod"]["rows"].as_array().expect("rows");
         let advanced: Vec<&str> = rows
             .iter()
@@ -1472,5 +1532,68 @@ async fn r_pub_1_r_pub_2_anyone_reads_the_notice_and_reports_without_signing_in(
             .count();
         assert_eq!(filed, 6, "{backend}: {log}");
         app.stop().await;
+    }
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Opens a `graphql-transport-ws` subscription at `/graphql/ws`; the token goes in
+/// `connection_init`.
+async fn subscribe(
+    app: &qiwang_blackbox::TestApp,
+    token: Option<&str>,
+    query: &str,
+    variables: Value,
+) -> Socket {
+    use futures_util::SinkExt;
+    use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest};
+    let url = format!("{}/ws", app.graphql_url.replacen("http://", "ws://", 1));
+    let mut request = url.into_client_request().expect("request");
+    request.headers_mut().insert(
+        "sec-websocket-protocol",
+        "graphql-transport-ws".parse().expect("header"),
+    );
+    let (mut socket, _) = tokio_tungstenite::connect_async(request)
+        .await
+        .expect("websocket");
+    let payload = match token {
+        Some(t) => json!({ "authorization": format!("Bearer {t}") }),
+        None => json!({}),
+    };
+    socket
+        .send(Message::text(
+            json!({ "type": "connection_init", "payload": payload }).to_string(),
+        ))
+        .await
+        .expect("init");
+    socket
+        .send(Message::text(
+            json!({ "id": "1", "type": "subscribe", "payload": { "query": query, "variables": variables } })
+                .to_string(),
+        ))
+        .await
+        .expect("subscribe");
+    socket
+}
+
+/// The next payload (`data` or `errors`) of the subscription (`None` when the server ends it or is
+/// silent for 10 s).
+async fn next_event(socket: &mut Socket) -> Option<Value> {
+    use futures_util::StreamExt;
+    loop {
+        let message = tokio::time::timeout(std::time::Duration::from_secs(10), socket.next())
+            .await
+            .ok()??
+            .ok()?;
+        let Ok(text) = message.into_text() else {
+            continue;
+        };
+        let frame: Value = serde_json::from_str(text.as_str()).ok()?;
+        match frame["type"].as_str() {
+            Some("next") => return Some(frame["payload"].clone()),
+            Some("connection_ack" | "ping" | "pong") => continue,
+            _ => return None,
+        }
     }
 }

@@ -11,8 +11,9 @@ pub mod schema;
 
 use async_graphql::dataloader::DataLoader;
 use async_graphql::http::GraphiQLSource;
-use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
+use async_graphql_axum::{GraphQLProtocol, GraphQLRequest, GraphQLResponse, GraphQLWebSocket};
 use axum::Router;
+use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::response::{Html, IntoResponse};
 use axum::routing::get;
@@ -119,6 +120,7 @@ pub fn router(
     let schema = schema::build(services.clone(), config.max_depth, config.max_complexity);
     Router::new()
         .route("/graphql", get(graphiql).post(graphql))
+        .route("/graphql/ws", get(graphql_ws))
         .route("/healthz", get(|| async { "ok" }))
         // The GraphQL extractor streams the body, so the limit is enforced on the body itself
         // (413 Payload Too Large), not only through axum's extractor default.
@@ -246,8 +248,65 @@ async fn record_request(
     response
 }
 
+/// GraphQL over WebSocket (subscriptions). The token travels in `connection_init`'s payload
+/// (`{"authorization": "Bearer …"}`): browsers cannot set headers on a WebSocket. Without one the
+/// connection is the public's; a refused token closes the connection.
+async fn graphql_ws(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    protocol: GraphQLProtocol,
+    upgrade: WebSocketUpgrade,
+) -> axum::response::Response {
+    let client = ClientAddress(
+        headers
+            .get(PUBLIC_CLIENT)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
+    );
+    let schema = state.schema.clone();
+    upgrade
+        .protocols(async_graphql::http::ALL_WEBSOCKET_PROTOCOLS)
+        .on_upgrade(move |stream| {
+            GraphQLWebSocket::new(stream, schema, protocol)
+                .on_connection_init(move |payload| async move {
+                    let header = ["authorization", "Authorization"]
+                        .iter()
+                        .find_map(|k| payload.get(*k).and_then(|v| v.as_str()).map(str::to_owned));
+                    let viewer = match header {
+                        None => Viewer::Anonymous,
+                        Some(h) => match state.verifier.verify_header(Some(&h)) {
+                            Ok(caller) => Viewer::Caller(caller),
+                            Err(e) => {
+                                tracing::info!(error = %e, "websocket refused");
+                                return Err(async_graphql::Error::new(e.to_string()));
+                            }
+                        },
+                    };
+                    let profiles = DataLoader::new(
+                        schema::PublicProfileLoader::new(
+                            state.services.clone(),
+                            viewer.clone(),
+                            client.clone(),
+                        ),
+                        tokio::spawn,
+                    );
+                    let mut data = async_graphql::Data::default();
+                    data.insert(viewer);
+                    data.insert(client);
+                    data.insert(profiles);
+                    Ok(data)
+                })
+                .serve()
+        })
+}
+
 async fn graphiql() -> impl IntoResponse {
-    Html(GraphiQLSource::build().endpoint("/graphql").finish())
+    Html(
+        GraphiQLSource::build()
+            .endpoint("/graphql")
+            .subscription_endpoint("/graphql/ws")
+            .finish(),
+    )
 }
 
 async fn graphql(

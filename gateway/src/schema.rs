@@ -7,8 +7,7 @@ use std::collections::HashMap;
 
 use async_graphql::dataloader::{DataLoader, Loader};
 use async_graphql::{
-    Context, EmptySubscription, Enum, Guard, ID, InputObject, MergedObject, Object, Schema,
-    SimpleObject,
+    Context, Enum, Guard, ID, InputObject, MergedObject, Object, Schema, SimpleObject,
 };
 use qiwang_infra::auth::{Caller, Role};
 use qiwang_proto::registration::v1 as pb;
@@ -19,10 +18,11 @@ use crate::error::{GatewayError, GqlResult, gql};
 mod audit;
 mod awards;
 mod final_event;
+mod live;
 mod qualification;
 mod registration;
 
-pub type QiwangSchema = Schema<QueryRoot, MutationRoot, EmptySubscription>;
+pub type QiwangSchema = Schema<QueryRoot, MutationRoot, live::SubscriptionRoot>;
 
 /// Every query, one part per service area.
 #[derive(MergedObject, Default)]
@@ -634,7 +634,7 @@ pub fn build(services: Services, max_depth: usize, max_complexity: usize) -> Qiw
     Schema::build(
         QueryRoot::default(),
         MutationRoot::default(),
-        EmptySubscription,
+        live::SubscriptionRoot,
     )
     .data(services)
     .extension(crate::free_text::FreeTextGuard)
@@ -650,7 +650,7 @@ pub fn sdl() -> String {
     Schema::build(
         QueryRoot::default(),
         MutationRoot::default(),
-        EmptySubscription,
+        live::SubscriptionRoot,
     )
     .finish()
     .sdl()
