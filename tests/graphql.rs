@@ -1512,6 +1512,31 @@ async fn r_pub_1_r_pub_2_anyone_reads_the_notice_and_reports_without_signing_in(
         assert_eq!(view["decisionReason"], "经核查对局记录无异常");
         assert_eq!(view["decidedBy"], "");
         assert_eq!(view["filedBy"], "");
+        // A finalist completes their finals information themself (R-REG-6); the deadline then
+        // withdraws nobody who did.
+        let recorded = app
+            .graphql(
+                Some(&app.token(Role::Player, &ids[0])),
+                "mutation($c: ID!, $p: ID!) { recordFinalsInformation(championshipId: $c, playerId: $p) { finalsInformationAt } }",
+                json!({ "c": champ, "p": ids[0] }),
+            )
+            .await;
+        assert!(
+            data(&recorded, "recordFinalsInformation")["finalsInformationAt"].is_string(),
+            "{backend}: {recorded}"
+        );
+        let other = app
+            .graphql(
+                Some(&app.token(Role::Player, &ids[0])),
+                "mutation($c: ID!, $p: ID!) { recordFinalsInformation(championshipId: $c, playerId: $p) { finalsInformationAt } }",
+                json!({ "c": champ, "p": ids[1] }),
+            )
+            .await;
+        assert_eq!(
+            error_code(&other),
+            "PERMISSION_DENIED",
+            "{backend}: {other}"
+        );
         // Every step is in the qualification audit log, each link intact.
         let log = gql(
             "{ auditLog(service: QUALIFICATION, size: 500) { entries { action intact } } }",
@@ -1595,5 +1620,176 @@ async fn next_event(socket: &mut Socket) -> Option<Value> {
             Some("connection_ack" | "ping" | "pong") => continue,
             _ => return None,
         }
+    }
+}
+
+/// R-ADV-2, R-ADV-3 through GraphQL: an organizer seeds three players into go-2015's 入围
+/// knockout, publishes the round's seed, draws it, and closes it after the partner reports the game
+/// (an escape: the escaper is out, the bye advances); direct seeds and conflicts are readable.
+#[tokio::test]
+async fn r_adv_2_r_adv_3_organizers_run_a_knockout_round_through_graphql() {
+    use qiwang_blackbox::chinese_player;
+    use qiwang_proto::registration::v1 as pb;
+    for backend in backends() {
+        let app = spawn_app(backend.clone()).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let partner = app.token(Role::Partner, "yizhan-bot");
+        let champ = championship_from(&app, preset_with_window("go-2015", -1, 1)).await;
+        let mut reg = app.registration().await;
+        let mut ids = Vec::new();
+        for i in 0..3u32 {
+            let p = reg
+                .register_player(with_token(
+                    &org,
+                    chinese_player(&format!("淘汰{i}"), "19900101", 951 + 2 * i),
+                ))
+                .await
+                .expect("register")
+                .into_inner();
+            reg.link_account(with_token(
+                &partner,
+                pb::LinkAccountRequest {
+                    player_id: p.id.clone(),
+                    platform: "yizhan".into(),
+                    account_id: format!("ko-{}", p.id),
+                },
+            ))
+            .await
+            .expect("link");
+            ids.push(p.id);
+        }
+        let gql = |q: &'static str, v: Value| {
+            let app = &app;
+            let org = org.clone();
+            async move { app.graphql(Some(&org), q, v).await }
+        };
+        for id in &ids {
+            let seeded = gql(
+                "mutation($i: DirectSeedInput!) { addDirectSeed(input: $i) { toStage decidedBy } }",
+                json!({ "i": { "championshipId": champ, "toStage": "ruwei", "playerId": id, "sourceIndex": 0, "reason": "2015 季度赛" } }),
+            )
+            .await;
+            assert_eq!(
+                data(&seeded, "addDirectSeed")["decidedBy"],
+                "org-1",
+                "{backend}"
+            );
+        }
+        let seeds = gql(
+            "query($c: ID!) { directSeeds(championshipId: $c, toStage: \"ruwei\") { playerId } reportConflicts(championshipId: $c) { gameId } }",
+            json!({ "c": champ }),
+        )
+        .await;
+        assert_eq!(
+            data(&seeds, "directSeeds").as_array().map(Vec::len),
+            Some(3)
+        );
+        assert_eq!(seeds["data"]["reportConflicts"], json!([]));
+        for p in 1..=4 {
+            let period = json!({ "championshipId": champ, "stage": "jinji", "period": p });
+            data(
+                &gql(
+                    "mutation($p: PeriodInput!) { openPeriod(period: $p) }",
+                    json!({ "p": period }),
+                )
+                .await,
+                "openPeriod",
+            );
+            data(
+                &gql(
+                    "mutation($p: PeriodInput!) { closePeriod(period: $p) { toStage } }",
+                    json!({ "p": period }),
+                )
+                .await,
+                "closePeriod",
+            );
+        }
+        let round = json!({ "championshipId": champ, "stage": "ruwei", "round": 1 });
+        let published = gql(
+            "mutation($r: KnockoutRoundInput!) { publishKnockoutSeed(round: $r, seed: \"福彩3D 2015-10-01\") { seed drawnAt } }",
+            json!({ "r": round }),
+        )
+        .await;
+        assert_eq!(
+            data(&published, "publishKnockoutSeed")["seed"],
+            "福彩3D 2015-10-01",
+            "{backend}"
+        );
+        let drawn = gql(
+            "mutation($r: KnockoutRoundInput!) { drawKnockoutRound(round: $r) { pairs { firstMover secondMover } bye } }",
+            json!({ "r": round }),
+        )
+        .await;
+        let r1 = data(&drawn, "drawKnockoutRound").clone();
+        let (a, b, bye) = (
+            r1["pairs"][0]["firstMover"]
+                .as_str()
+                .expect("pair")
+                .to_owned(),
+            r1["pairs"][0]["secondMover"]
+                .as_str()
+                .expect("pair")
+                .to_owned(),
+            r1["bye"].as_str().expect("bye").to_owned(),
+        );
+        QualificationServiceClient::connect(app.grpc_url.clone())
+            .await
+            .expect("connect")
+            .report_knockout(with_token(
+                &partner,
+                q::KnockoutReport {
+                    round: Some(q::KnockoutRoundRef {
+                        championship_id: champ.clone(),
+                        stage: "ruwei".into(),
+                        round: 1,
+                    }),
+                    event: Some(q::knockout_report::Event::Game(q::KnockoutGame {
+                        game_id: "ko-1".into(),
+                        first_account: format!("ko-{a}"),
+                        second_account: format!("ko-{b}"),
+                        blitz_replay: false,
+                        matched_at: Some(prost_types::Timestamp {
+                            seconds: 1_443_837_600, // 2015-10-03 10:00 China time
+                            nanos: 0,
+                        }),
+                        result: q::KnockoutResult::SecondEscaped as i32,
+                    })),
+                },
+            ))
+            .await
+            .expect("the partner reports the game");
+        let closed = gql(
+            "mutation($r: KnockoutRoundInput!) { closeKnockoutRound(round: $r) { statuses { playerId reasonCode outcome } } }",
+            json!({ "r": round }),
+        )
+        .await;
+        let statuses = data(&closed, "closeKnockoutRound")["statuses"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let code_of = |p: &str| {
+            statuses
+                .iter()
+                .find(|s| s["playerId"] == p)
+                .map(|s| s["reasonCode"].as_str().unwrap_or_default().to_owned())
+                .unwrap_or_default()
+        };
+        assert_eq!(code_of(&b), "ESCAPED", "{backend}: {closed}");
+        assert_eq!(code_of(&a), "OPPONENT_ESCAPED", "{backend}: {closed}");
+        assert_eq!(code_of(&bye), "BYE", "{backend}: {closed}");
+        // A player may not run the draw.
+        let denied = app
+            .graphql(
+                Some(&app.token(Role::Player, &ids[0])),
+                "mutation($r: KnockoutRoundInput!) { drawKnockoutRound(round: $r) { bye } }",
+                json!({ "r": { "championshipId": champ, "stage": "ruwei", "round": 2 } }),
+            )
+            .await;
+        assert_eq!(
+            error_code(&denied),
+            "PERMISSION_DENIED",
+            "{backend}: {denied}"
+        );
+        app.stop().await;
     }
 }

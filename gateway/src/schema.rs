@@ -19,6 +19,7 @@ mod audit;
 mod awards;
 mod final_event;
 mod live;
+mod online_ops;
 mod qualification;
 mod registration;
 
@@ -30,6 +31,7 @@ pub struct QueryRoot(
     RegistrationQuery,
     registration::EntriesQuery,
     qualification::QualificationQuery,
+    online_ops::OnlineOpsQuery,
     final_event::FinalQuery,
     awards::AwardsQuery,
     audit::AuditQuery,
@@ -41,6 +43,7 @@ pub struct MutationRoot(
     RegistrationMutation,
     registration::EntriesMutation,
     qualification::QualificationMutation,
+    online_ops::OnlineOpsMutation,
     final_event::FinalMutation,
     awards::AwardsMutation,
 );

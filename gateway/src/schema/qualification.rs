@@ -218,6 +218,28 @@ pub struct Finalist {
     pub replaces: Option<ID>,
 }
 
+impl From<pb::Finalist> for Finalist {
+    fn from(f: pb::Finalist) -> Self {
+        Finalist {
+            player_id: ID(f.player_id),
+            origin: f.origin,
+            stage: f.stage,
+            period: f.period,
+            status: match pb::FinalistStatus::try_from(f.status) {
+                Ok(pb::FinalistStatus::Listed) => Some(FinalistStatus::Listed),
+                Ok(pb::FinalistStatus::Disqualified) => Some(FinalistStatus::Disqualified),
+                Ok(pb::FinalistStatus::Withdrawn) => Some(FinalistStatus::Withdrawn),
+                _ => None,
+            },
+            status_reason: f.status_reason,
+            qualified_at: rfc3339(f.qualified_at),
+            finals_information_at: rfc3339(f.finals_information_at),
+            finals_information_deadline: f.finals_information_deadline,
+            replaces: (!f.replaces.is_empty()).then_some(ID(f.replaces)),
+        }
+    }
+}
+
 #[ComplexObject]
 impl Finalist {
     /// Name, sex and region, as the published list shows them (batched per response).
@@ -255,27 +277,7 @@ impl From<pb::FinalistList> for FinalistList {
             },
             published_at: rfc3339(l.published_at),
             closed_at: rfc3339(l.closed_at),
-            finalists: l
-                .finalists
-                .into_iter()
-                .map(|f| Finalist {
-                    player_id: ID(f.player_id),
-                    origin: f.origin,
-                    stage: f.stage,
-                    period: f.period,
-                    status: match pb::FinalistStatus::try_from(f.status) {
-                        Ok(pb::FinalistStatus::Listed) => Some(FinalistStatus::Listed),
-                        Ok(pb::FinalistStatus::Disqualified) => Some(FinalistStatus::Disqualified),
-                        Ok(pb::FinalistStatus::Withdrawn) => Some(FinalistStatus::Withdrawn),
-                        _ => None,
-                    },
-                    status_reason: f.status_reason,
-                    qualified_at: rfc3339(f.qualified_at),
-                    finals_information_at: rfc3339(f.finals_information_at),
-                    finals_information_deadline: f.finals_information_deadline,
-                    replaces: (!f.replaces.is_empty()).then_some(ID(f.replaces)),
-                })
-                .collect(),
+            finalists: l.finalists.into_iter().map(Finalist::from).collect(),
         }
     }
 }
@@ -325,7 +327,7 @@ pub struct PeriodInput {
 }
 
 impl PeriodInput {
-    fn to_pb(&self) -> pb::PeriodRef {
+    pub(super) fn to_pb(&self) -> pb::PeriodRef {
         pb::PeriodRef {
             championship_id: self.championship_id.0.clone(),
             stage: self.stage.clone(),
