@@ -835,12 +835,22 @@ async fn r_reg_r_wc_registration_workflows_through_graphql_alone() {
             .expect("id")
             .to_owned();
         let rules = gql(
-            "query($id: ID!) { championship(id: $id) { name } championshipRules(id: $id) { preset presetToml } }",
+            "query($id: ID!) { championship(id: $id) { name } championshipRules(id: $id) { preset presetToml stages { code kind periods { number opensOn closesOn } } } }",
             json!({ "id": xq }),
         )
         .await;
         assert_eq!(data(&rules, "championship")["name"], "2026 象棋棋王");
         assert_eq!(rules["data"]["championshipRules"]["preset"], "xiangqi-2022");
+        let stages = &rules["data"]["championshipRules"]["stages"];
+        assert_eq!(stages[0]["code"], "haixuan", "{backend}: {rules}");
+        assert_eq!(stages[0]["kind"], "points");
+        assert_eq!(stages[0]["periods"][0]["number"], 1);
+        assert!(
+            stages
+                .as_array()
+                .is_some_and(|s| s.iter().any(|x| x["kind"] == "final")),
+            "{rules}"
+        );
 
         // The bar list: organizers keep it; a player may not read it.
         let barred = resident_id("19800101", 91);
@@ -1483,9 +1493,11 @@ async fn r_pub_1_r_pub_2_anyone_reads_the_notice_and_reports_without_signing_in(
             "{backend}: the refused reports left nothing behind"
         );
 
-        // The committee dismisses the first; the reporter sees the outcome, not who decided.
+        // The committee dismisses the first (a referee investigates, an organizer decides); the
+        // reporter sees the outcome, not who decided.
         data(
-            &gql(
+            &app.graphql(
+                Some(&app.token(Role::Referee, "ref-1")),
                 "mutation($r: ID!) { investigateNoticeReport(reportId: $r) { state } }",
                 json!({ "r": report["reportId"] }),
             )

@@ -652,7 +652,8 @@ impl QualificationMutation {
         Ok(r.into_inner().into())
     }
 
-    /// Organizer: upholds (the player is disqualified and replaced) or dismisses a report.
+    /// Organizers and referees: uphold (the player is disqualified and replaced) or dismiss a
+    /// report; after the notice closes, upholding needs an organizer's override reason.
     async fn conclude_notice_report(
         &self,
         ctx: &Context<'_>,

@@ -40,12 +40,34 @@ pub struct PresetSummary {
     pub events: Vec<Event>,
 }
 
-/// A championship's rules as stored with it (the preset's text).
+/// A championship's rules as stored with it (the preset's text), and its stages and periods.
 #[derive(SimpleObject, Clone)]
 pub struct ChampionshipRules {
     pub championship_id: ID,
     pub preset: String,
     pub preset_toml: String,
+    pub stages: Vec<StageSummary>,
+}
+
+/// A stage of the championship (赛段), in order.
+#[derive(SimpleObject, Clone)]
+pub struct StageSummary {
+    pub code: String,
+    pub name_zh: String,
+    pub name_en: String,
+    /// points, knockout, repechage, offline or final.
+    pub kind: String,
+    pub periods: Vec<PeriodSummary>,
+    pub starts_on: Option<String>,
+    pub ends_on: Option<String>,
+}
+
+/// A period (期) of a points stage: inclusive China-time days.
+#[derive(SimpleObject, Clone)]
+pub struct PeriodSummary {
+    pub number: u32,
+    pub opens_on: String,
+    pub closes_on: String,
 }
 
 /// A title holder barred from entering (R-REG-2).
@@ -456,6 +478,27 @@ impl EntriesQuery {
             championship_id: ID(r.championship_id),
             preset: r.preset,
             preset_toml: r.preset_toml,
+            stages: r
+                .stages
+                .into_iter()
+                .map(|st| StageSummary {
+                    code: st.code,
+                    name_zh: st.name_zh,
+                    name_en: st.name_en,
+                    kind: st.kind,
+                    periods: st
+                        .periods
+                        .into_iter()
+                        .map(|p| PeriodSummary {
+                            number: p.number,
+                            opens_on: p.opens_on,
+                            closes_on: p.closes_on,
+                        })
+                        .collect(),
+                    starts_on: (!st.starts_on.is_empty()).then_some(st.starts_on),
+                    ends_on: (!st.ends_on.is_empty()).then_some(st.ends_on),
+                })
+                .collect(),
         })
     }
 

@@ -1199,15 +1199,34 @@ impl RegistrationService for RegistrationApi {
     ) -> Reply<pb::ChampionshipRules> {
         auth::caller(&request)?;
         let id = request.into_inner().id;
-        reply(
-            self.championship(&id)
-                .await
-                .map(|(row, _)| pb::ChampionshipRules {
-                    championship_id: row.id,
-                    preset: row.preset,
-                    preset_toml: row.preset_toml,
-                }),
-        )
+        reply(self.championship(&id).await.map(|(row, preset)| {
+            pb::ChampionshipRules {
+                championship_id: row.id,
+                preset: row.preset,
+                preset_toml: row.preset_toml,
+                stages: preset
+                    .stages
+                    .iter()
+                    .map(|st| pb::StageSummary {
+                        code: st.code.clone(),
+                        name_zh: st.name_zh.clone(),
+                        name_en: st.name_en.clone(),
+                        kind: st.kind.code().to_owned(),
+                        periods: st
+                            .periods
+                            .iter()
+                            .map(|p| pb::PeriodSummary {
+                                number: p.number,
+                                opens_on: p.opens_on.to_string(),
+                                closes_on: p.closes_on.to_string(),
+                            })
+                            .collect(),
+                        starts_on: st.starts_on.map(|d| d.to_string()).unwrap_or_default(),
+                        ends_on: st.ends_on.map(|d| d.to_string()).unwrap_or_default(),
+                    })
+                    .collect(),
+            }
+        }))
     }
 
     async fn add_bar(&self, request: Request<pb::AddBarRequest>) -> Reply<pb::Bar> {

@@ -640,7 +640,7 @@ impl QualificationApi {
         caller: Caller,
         req: pb::NoticeReportRef,
     ) -> Result<pb::NoticeReport> {
-        require(&caller, &[Role::Organizer])?;
+        require(&caller, &[Role::Organizer, Role::Referee])?;
         let _guard = self.organizer_write.lock().await;
         let row = self.report_row(&req.report_id).await?;
         let now = Utc::now();
@@ -668,7 +668,7 @@ impl QualificationApi {
         caller: Caller,
         req: pb::ConcludeNoticeReportRequest,
     ) -> Result<pb::NoticeReport> {
-        require(&caller, &[Role::Organizer])?;
+        require(&caller, &[Role::Organizer, Role::Referee])?;
         let _guard = self.organizer_write.lock().await;
         let row = self.report_row(&req.report_id).await?;
         let now = Utc::now();
@@ -688,6 +688,13 @@ impl QualificationApi {
             (!req.override_reason.trim().is_empty()).then_some(req.override_reason.as_str());
         if req.uphold {
             may_change_list(&notice_state, override_reason).map_err(workflow_refusal)?;
+            // Reading: referees investigate and decide reports with the organizers (issue 6), but
+            // changing a frozen list is an organizer's override.
+            if override_reason.is_some() && !caller.is(Role::Organizer) {
+                return Err(QualificationError::PermissionDenied(
+                    "only organizers may override the closed notice".into(),
+                ));
+            }
         }
         let mut replacement = None;
         let txn = self.db.begin().await?;
