@@ -412,7 +412,7 @@ async fn r_ind_1_r_prz_1_the_final_and_its_awards_through_graphql_alone() {
                 Some(&player),
                 r#"query($e: ID!) { finalEvent(id: $e) {
                     standings { afterRound tieBreaks rows { place playerId points tieBreakValues } }
-                    finalRanking { complete entrants { place playerId } }
+                    finalRanking { complete entrants { place playerId profile { name regionName } } }
                     changes { seq }
                 } }"#,
                 json!({ "e": event }),
@@ -425,6 +425,12 @@ async fn r_ind_1_r_prz_1_the_final_and_its_awards_through_graphql_alone() {
         assert_eq!(
             fe["finalRanking"]["entrants"].as_array().map(Vec::len),
             Some(8)
+        );
+        assert!(
+            fe["finalRanking"]["entrants"]
+                .as_array()
+                .is_some_and(|e| e.iter().all(|x| x["profile"]["name"].is_string())),
+            "{backend}: {read}"
         );
         let log = app
             .graphql(

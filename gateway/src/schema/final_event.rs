@@ -6,7 +6,7 @@ use async_graphql::{ComplexObject, Context, Enum, ID, InputObject, Object, Simpl
 use qiwang_infra::auth::Role;
 use qiwang_proto::pairing::v1 as pb;
 
-use super::{RoleGuard, authed, rfc3339, services, viewer};
+use super::{PublicProfile, RoleGuard, authed, public_profile, rfc3339, services, viewer};
 use crate::error::{GqlResult, gql};
 
 /// A board's result by move order (the first mover is Black in Go, Red in Xiangqi, White in Chess).
@@ -188,6 +188,7 @@ impl From<pb::Round> for Round {
 }
 
 #[derive(SimpleObject, Clone)]
+#[graphql(complex)]
 pub struct StandingRow {
     pub place: u32,
     pub start_number: u32,
@@ -200,6 +201,22 @@ pub struct StandingRow {
     pub sex: String,
 }
 
+#[ComplexObject]
+impl StandingRow {
+    /// The player's public profile, region included (batched per response).
+    async fn profile(&self, ctx: &Context<'_>) -> GqlResult<Option<PublicProfile>> {
+        public_profile(ctx, &self.player_id).await
+    }
+}
+
+#[ComplexObject]
+impl RankedEntrant {
+    /// The player's public profile, region included (batched per response).
+    async fn profile(&self, ctx: &Context<'_>) -> GqlResult<Option<PublicProfile>> {
+        public_profile(ctx, &self.player_id).await
+    }
+}
+
 #[derive(SimpleObject, Clone)]
 pub struct Standings {
     pub group: String,
@@ -210,6 +227,7 @@ pub struct Standings {
 }
 
 #[derive(SimpleObject, Clone)]
+#[graphql(complex)]
 pub struct RankedEntrant {
     pub place: u32,
     pub player_id: ID,
