@@ -708,6 +708,10 @@ async fn r_onl_2_r_adv_1_leaderboard_with_own_row_and_the_cut_through_graphql() 
             "UNAUTHENTICATED",
             "{backend}: {refused}"
         );
+        assert_eq!(
+            refused["errors"][0]["message"], "请先登录：身份令牌缺失、过期或无效",
+            "{backend}: subscriptions speak Chinese too: {refused}"
+        );
         let cut = app.graphql(Some(&org), close, json!({ "p": period })).await;
         assert!(cut["errors"].is_null(), "{backend}: {cut}");
         let mut kinds = Vec::new();

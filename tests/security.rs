@@ -1,8 +1,10 @@
 //! The gateway's security suite (issue 6): every case must be refused with the right
 //! `extensions.code` and change nothing. Tokens (missing, expired, another key, `alg: none`, wrong
 //! issuer or audience, garbage, another scheme), roles (players, partners, federations and referees
-//! calling what is not theirs), guarded fields, personal data, and abusive documents. SQLite, and
-//! PostgreSQL when configured.
+//! calling what is not theirs), guarded fields, personal data, abusive documents, uploads that are
+//! not images or too large, certificate photos read by others, and injection-shaped strings in every
+//! free-text field. Report flooding is refused in `graphql.rs` (it needs a published notice).
+//! SQLite, and PostgreSQL when configured.
 
 use base64::Engine;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
@@ -486,7 +488,90 @@ async fn security_suite_every_case_is_refused_with_its_code_and_changes_nothing(
         .await;
         t.expect("2 MiB body".into(), status.to_string(), "413");
 
-        // 5. Injection-shaped strings in every free-text field, as literals and as variables. Each
+        // 5. Uploads and evidence: not images, oversize, for someone else, read by others.
+        let owner = app.token(Role::Player, &other);
+        let upload =
+            "mutation($p: ID!, $f: Upload!) { uploadEvidence(playerId: $p, file: $f) { id } }";
+        let vars = json!({ "p": other, "f": null });
+        for (what, bytes, content_type) in [
+            ("a PDF", b"%PDF-1.7".to_vec(), "application/pdf"),
+            (
+                "HTML as PNG",
+                b"<html><script>x</script></html>".to_vec(),
+                "image/png",
+            ),
+            ("an SVG", b"<svg onload=\"x\"/>".to_vec(), "image/svg+xml"),
+            ("a PNG as JPEG", qiwang_blackbox::png_bytes(8), "image/jpeg"),
+            ("an empty file", Vec::new(), "image/png"),
+        ] {
+            let (_, r) = app
+                .graphql_upload(
+                    Some(&owner),
+                    upload,
+                    vars.clone(),
+                    "variables.f",
+                    (bytes, content_type),
+                )
+                .await;
+            t.expect(format!("upload of {what}"), code(&r), "INVALID_ARGUMENT");
+        }
+        let (status, _) = app
+            .graphql_upload(
+                Some(&owner),
+                upload,
+                vars.clone(),
+                "variables.f",
+                (qiwang_blackbox::png_bytes(3 * 1024 * 1024), "image/png"),
+            )
+            .await;
+        t.expect("a 3 MiB upload".into(), status.to_string(), "413");
+        let (_, r) = app
+            .graphql_upload(
+                Some(&player),
+                upload,
+                vars.clone(),
+                "variables.f",
+                (qiwang_blackbox::png_bytes(8), "image/png"),
+            )
+            .await;
+        t.expect(
+            "an upload for another player".into(),
+            code(&r),
+            "PERMISSION_DENIED",
+        );
+        let (_, stored) = app
+            .graphql_upload(
+                Some(&owner),
+                upload,
+                vars,
+                "variables.f",
+                (qiwang_blackbox::png_bytes(8), "image/png"),
+            )
+            .await;
+        let evidence = stored["data"]["uploadEvidence"]["id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        for (who, token) in [
+            ("another player", player.clone()),
+            ("a referee", app.token(Role::Referee, "ref-1")),
+            ("a partner", app.token(Role::Partner, "bot")),
+            ("a federation", app.token(Role::Federation, "cxa")),
+        ] {
+            let (_, r) = post(
+                &app,
+                Some(&format!("Bearer {token}")),
+                json!({ "query": "query($e: ID!) { evidence(id: $e) { contentBase64 } }", "variables": { "e": evidence } }),
+            )
+            .await;
+            t.expect(
+                format!("{who} reading a player's certificate photo"),
+                code(&r),
+                "PERMISSION_DENIED",
+            );
+        }
+
+        // 6. Injection-shaped strings in every free-text field, as literals and as variables. Each
         //    document is first sent with a harmless text: it must get past the guard (any other
         //    outcome is fine), which proves the field exists and the refusal is the guard's.
         let players_before = player_count(&app, &org).await;

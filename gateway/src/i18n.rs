@@ -51,6 +51,32 @@ pub fn negotiate(header: Option<&str>) -> Lang {
     best.map_or(Lang::Zh, |(_, lang)| lang)
 }
 
+/// Localizes subscription responses too (their errors do not pass the HTTP handler): the
+/// language is the WebSocket connection's, from the upgrade request's `Accept-Language`.
+pub struct LocalizeSubscriptions;
+
+impl async_graphql::extensions::ExtensionFactory for LocalizeSubscriptions {
+    fn create(&self) -> std::sync::Arc<dyn async_graphql::extensions::Extension> {
+        std::sync::Arc::new(LocalizeSubscriptions)
+    }
+}
+
+impl async_graphql::extensions::Extension for LocalizeSubscriptions {
+    fn subscribe<'s>(
+        &self,
+        ctx: &async_graphql::extensions::ExtensionContext<'_>,
+        stream: futures_core::stream::BoxStream<'s, Response>,
+        next: async_graphql::extensions::NextSubscribe<'_>,
+    ) -> futures_core::stream::BoxStream<'s, Response> {
+        use tokio_stream::StreamExt;
+        let lang = ctx.data_opt::<Lang>().copied().unwrap_or(Lang::Zh);
+        Box::pin(next.run(ctx, stream).map(move |mut response| {
+            localize(&mut response, lang);
+            response
+        }))
+    }
+}
+
 /// Gives every error a code and a detail, and the message in `lang`.
 pub fn localize(response: &mut Response, lang: Lang) {
     for error in &mut response.errors {

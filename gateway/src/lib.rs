@@ -263,6 +263,11 @@ async fn graphql_ws(
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned),
     );
+    let lang = i18n::negotiate(
+        headers
+            .get(http::header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok()),
+    );
     let schema = state.schema.clone();
     upgrade
         .protocols(async_graphql::http::ALL_WEBSOCKET_PROTOCOLS)
@@ -294,6 +299,7 @@ async fn graphql_ws(
                     data.insert(viewer);
                     data.insert(client);
                     data.insert(profiles);
+                    data.insert(lang);
                     Ok(data)
                 })
                 .serve()

@@ -641,6 +641,7 @@ pub fn build(services: Services, max_depth: usize, max_complexity: usize) -> Qiw
     )
     .data(services)
     .extension(crate::free_text::FreeTextGuard)
+    .extension(crate::i18n::LocalizeSubscriptions)
     .limit_depth(max_depth)
     .limit_complexity(max_complexity)
     .limit_recursive_depth(32)
