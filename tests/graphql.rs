@@ -1346,7 +1346,7 @@ async fn r_pub_1_r_pub_2_anyone_reads_the_notice_and_reports_without_signing_in(
             Some(3),
             "{backend}: {composed}"
         );
-        let notice = "query($c: ID!) { publicNotice(championshipId: $c) { notice finalists { playerId status statusReason finalsInformationDeadline profile { name regionName } } } }";
+        let notice = "query($c: ID!) { publicNotice(championshipId: $c) { notice supplementaryRules finalists { playerId status statusReason finalsInformationDeadline profile { name regionName } } } }";
         let draft = anonymous(&app, "203.0.113.7", notice, json!({ "c": champ })).await;
         assert_eq!(
             error_code(&draft),
@@ -1359,7 +1359,7 @@ async fn r_pub_1_r_pub_2_anyone_reads_the_notice_and_reports_without_signing_in(
         );
         data(
             &gql(
-                "mutation($c: ID!) { publishNotice(championshipId: $c) { notice } }",
+                "mutation($c: ID!) { publishNotice(championshipId: $c, supplementaryRules: \"第一条：公示期七天。\") { notice } }",
                 json!({ "c": champ }),
             )
             .await,
@@ -1375,6 +1375,10 @@ async fn r_pub_1_r_pub_2_anyone_reads_the_notice_and_reports_without_signing_in(
         let public = anonymous(&app, "203.0.113.7", notice, json!({ "c": champ })).await;
         let list = data(&public, "publicNotice");
         assert_eq!(list["notice"], "PUBLISHED", "{backend}: {public}");
+        assert_eq!(
+            list["supplementaryRules"], "第一条：公示期七天。",
+            "{backend}: {public}"
+        );
         let finalists = list["finalists"].as_array().expect("finalists");
         assert_eq!(finalists.len(), 3);
         for f in finalists {

@@ -1625,9 +1625,32 @@ async fn r_pub_1_to_3_finalist_list_notice_reports_replacement_and_r_reg_6_withd
             .await
             .expect_err("the notice is a draft");
         assert_eq!(st.code(), Code::FailedPrecondition, "{backend}");
-        c.publish_notice(with_token(&s.org, champ.clone()))
+        let st = c
+            .publish_notice(with_token(
+                &s.org,
+                q::PublishNoticeRequest {
+                    championship_id: s.championship.clone(),
+                    supplementary_rules: "则".repeat(20_001),
+                },
+            ))
             .await
-            .expect("publish");
+            .expect_err("supplementary rules are at most 20,000 characters");
+        assert_eq!(st.code(), Code::InvalidArgument, "{backend}");
+        let published = c
+            .publish_notice(with_token(
+                &s.org,
+                q::PublishNoticeRequest {
+                    championship_id: s.championship.clone(),
+                    supplementary_rules: "公示期间如有异议，请向组委会实名举报。".into(),
+                },
+            ))
+            .await
+            .expect("publish")
+            .into_inner();
+        assert_eq!(
+            published.supplementary_rules, "公示期间如有异议，请向组委会实名举报。",
+            "{backend}"
+        );
         let st = c
             .compose_finalists(with_token(&s.org, champ.clone()))
             .await

@@ -21,6 +21,7 @@ mod m20261201_000009_team_ranking_overrides;
 mod m20261201_000010_audit_chains;
 mod m20261201_000011_registration_evidence;
 mod m20261201_000012_qualification_report_receipts;
+mod m20261201_000013_qualification_notice_rules;
 
 pub struct Migrator;
 
@@ -42,6 +43,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000010_audit_chains::Migration),
             Box::new(m20261201_000011_registration_evidence::Migration),
             Box::new(m20261201_000012_qualification_report_receipts::Migration),
+            Box::new(m20261201_000013_qualification_notice_rules::Migration),
         ]
     }
 

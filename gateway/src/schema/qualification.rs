@@ -263,6 +263,8 @@ pub struct FinalistList {
     pub published_at: Option<String>,
     pub closed_at: Option<String>,
     pub finalists: Vec<Finalist>,
+    /// Published with the list (补充规定); null when there are none.
+    pub supplementary_rules: Option<String>,
 }
 
 impl From<pb::FinalistList> for FinalistList {
@@ -278,6 +280,8 @@ impl From<pb::FinalistList> for FinalistList {
             published_at: rfc3339(l.published_at),
             closed_at: rfc3339(l.closed_at),
             finalists: l.finalists.into_iter().map(Finalist::from).collect(),
+            supplementary_rules: (!l.supplementary_rules.is_empty())
+                .then_some(l.supplementary_rules),
         }
     }
 }
@@ -563,11 +567,12 @@ impl QualificationMutation {
         Ok(l.into_inner().into())
     }
 
-    /// Organizer: publishes the finalist list (R-PUB-1).
+    /// Organizer: publishes the finalist list with the supplementary rules (R-PUB-1).
     async fn publish_notice(
         &self,
         ctx: &Context<'_>,
         championship_id: ID,
+        supplementary_rules: Option<String>,
     ) -> GqlResult<FinalistList> {
         let caller = viewer(ctx)?;
         let l = services(ctx)
@@ -575,8 +580,9 @@ impl QualificationMutation {
             .clone()
             .publish_notice(authed(
                 caller,
-                pb::ChampionshipRef {
+                pb::PublishNoticeRequest {
                     championship_id: championship_id.0,
+                    supplementary_rules: supplementary_rules.unwrap_or_default(),
                 },
             ))
             .await

@@ -315,6 +315,8 @@ pub mod notice {
         pub published_at: Option<DateTimeUtc>,
         pub closed_by: Option<String>,
         pub closed_at: Option<DateTimeUtc>,
+        /// Published with the list (补充规定, R-PUB-1).
+        pub supplementary_rules: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -1758,11 +1758,15 @@ impl QualificationService for QualificationApi {
 
     async fn publish_notice(
         &self,
-        request: Request<pb::ChampionshipRef>,
+        request: Request<pb::PublishNoticeRequest>,
     ) -> Reply<pb::FinalistList> {
         let caller = auth::caller(&request)?;
+        let req = request.into_inner();
+        let championship = pb::ChampionshipRef {
+            championship_id: req.championship_id,
+        };
         reply(
-            self.notice_step_impl(caller, request.into_inner(), false)
+            self.notice_step_impl(caller, championship, Some(req.supplementary_rules))
                 .await,
         )
     }
@@ -1770,7 +1774,7 @@ impl QualificationService for QualificationApi {
     async fn close_notice(&self, request: Request<pb::ChampionshipRef>) -> Reply<pb::FinalistList> {
         let caller = auth::caller(&request)?;
         reply(
-            self.notice_step_impl(caller, request.into_inner(), true)
+            self.notice_step_impl(caller, request.into_inner(), None)
                 .await,
         )
     }

@@ -191,6 +191,10 @@ impl QualificationApi {
             published_at: notice.as_ref().and_then(|n| n.published_at).map(timestamp),
             closed_at: notice.as_ref().and_then(|n| n.closed_at).map(timestamp),
             finalists,
+            supplementary_rules: notice
+                .as_ref()
+                .and_then(|n| n.supplementary_rules.clone())
+                .unwrap_or_default(),
         })
     }
 
@@ -255,6 +259,10 @@ impl QualificationApi {
             published_at: notice.as_ref().and_then(|n| n.published_at).map(timestamp),
             closed_at: notice.as_ref().and_then(|n| n.closed_at).map(timestamp),
             finalists,
+            supplementary_rules: notice
+                .as_ref()
+                .and_then(|n| n.supplementary_rules.clone())
+                .unwrap_or_default(),
         })
     }
 
@@ -470,13 +478,21 @@ impl QualificationApi {
     }
 
     /// Publishes (draft → published) or closes (published → closed) the notice.
+    /// Publishes (with the supplementary rules, `Some`) or closes (`None`) the notice.
     pub(super) async fn notice_step_impl(
         &self,
         caller: Caller,
         req: pb::ChampionshipRef,
-        close: bool,
+        publish_with: Option<String>,
     ) -> Result<pb::FinalistList> {
         require(&caller, &[Role::Organizer])?;
+        let close = publish_with.is_none();
+        let rules = publish_with
+            .map(|r| r.trim().to_owned())
+            .filter(|r| !r.is_empty());
+        if rules.as_ref().is_some_and(|r| r.chars().count() > 20_000) {
+            return Err(invalid("supplementary_rules", "at most 20,000 characters"));
+        }
         let championship = Self::championship_of(&req)?;
         let preset = self.preset(&caller, championship).await?;
         let _guard = self.organizer_write.lock().await;
@@ -517,10 +533,12 @@ impl QualificationApi {
             published_at: None,
             closed_by: None,
             closed_at: None,
+            supplementary_rules: None,
         });
         match next {
             NoticeState::Published(d) => {
                 model.state = "PUBLISHED".into();
+                model.supplementary_rules = rules;
                 model.published_by = Some(d.by);
                 model.published_at = Some(d.at);
             }
@@ -541,6 +559,7 @@ impl QualificationApi {
                         notice::Column::PublishedAt,
                         notice::Column::ClosedBy,
                         notice::Column::ClosedAt,
+                        notice::Column::SupplementaryRules,
                     ])
                     .to_owned(),
             )
