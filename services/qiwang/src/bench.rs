@@ -262,8 +262,13 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
 
     // Readers: the top-100 page and one player's own row, measured while ingesting.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // They are another client than the partners, on a connection of their own.
+    let reader_channel =
+        Channel::from_shared(format!("http://{}", suite.grpc_addr.context("grpc")?))?
+            .connect()
+            .await?;
     let reader = {
-        let mut qual = QualificationServiceClient::new(channel.clone());
+        let mut qual = QualificationServiceClient::new(reader_channel);
         let (org, period, stop, player) = (
             org.clone(),
             period.clone(),
@@ -296,7 +301,7 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
                     ))
                     .await;
                 own.push(t.elapsed().as_secs_f64() * 1000.0);
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
             }
             (page, own)
         })

@@ -8,6 +8,7 @@ pub mod bench_pairing;
 pub mod describe;
 
 use anyhow::Context;
+use axum::serve::ListenerExt;
 use qiwang_awards::AwardsApi;
 use qiwang_gateway::{GatewayConfig, Services};
 use qiwang_infra::metrics::{GrpcMetricsLayer, Metrics, RequestIdLayer};
@@ -31,7 +32,6 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
-use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::Endpoint;
 
 /// `qiwang lottery verify`: re-runs a published draw (R-PAIR-3, R-ADV-3) from its seed and ordered
@@ -300,7 +300,10 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
             .set_service_status("", tonic_health::ServingStatus::Serving)
             .await;
         let mut rx = suite.shutdown.subscribe();
-        let incoming = TcpListenerStream::new(listener);
+        // Accepted connections get TCP_NODELAY, as `Server::serve` would set: without it a reply
+        // larger than one segment (a leaderboard page) waits ~40 ms on the peer's delayed ACK.
+        let incoming =
+            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
         suite.tasks.push((
             "grpc",
             tokio::spawn(async move {
@@ -354,6 +357,12 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
             "gateway",
             tokio::spawn(async move {
                 // The peer address is the public's client address when no proxy names one.
+                // TCP_NODELAY on every connection (see the gRPC listener).
+                let listener = listener.tap_io(|tcp| {
+                    if let Err(e) = tcp.set_nodelay(true) {
+                        tracing::warn!(error = %e, "could not set TCP_NODELAY");
+                    }
+                });
                 axum::serve(
                     listener,
                     app.into_make_service_with_connect_info::<std::net::SocketAddr>(),

@@ -70,6 +70,11 @@ pub struct QualificationApi {
     /// its notice): each write is checked against the whole round or list before it is stored
     /// (thousands of items, not millions).
     organizer_write: Arc<tokio::sync::Mutex<()>>,
+    /// Queues this process's ingest transactions (from `BEGIN` to the live periods updated) in
+    /// arrival order. The database's counter row serializes them anyway, across replicas; queueing
+    /// here first spares SQLite's busy-wait sleeps, and a process applies its own commits to its
+    /// live periods in sequence order, so readers rarely have anything to fetch.
+    ingest_write: Arc<tokio::sync::Mutex<()>>,
     changes: broadcast::Sender<(String, pb::Change)>,
     /// Turns true when the process shuts down: open change streams end then, so a graceful
     /// shutdown never waits on a follower.
@@ -127,6 +132,7 @@ impl QualificationApi {
             entered: Arc::default(),
             advanced: Arc::default(),
             organizer_write: Arc::default(),
+            ingest_write: Arc::default(),
             changes,
             shutdown,
             metrics,
@@ -451,6 +457,7 @@ impl QualificationApi {
         }
         // Store: one transaction for the group, stamped with the next change sequence value (which
         // also serializes ingest transactions: the counter row stays locked until commit).
+        let _queued = self.ingest_write.lock().await;
         let txn = self.db.begin().await?;
         let seq = live::next_seq(&txn).await?;
         // The periods may have closed since the check: re-read them inside the transaction (a shared
@@ -582,7 +589,7 @@ impl QualificationApi {
             ))));
         }
         txn.commit().await?;
-        self.apply_committed(seq, committed);
+        self.apply_committed(seq, committed).await;
         for outcome in &outcomes {
             let kind = match outcome {
                 Ok(ack) if ack.status == pb::AckStatus::Duplicate as i32 => "duplicate",

@@ -119,10 +119,13 @@ impl QualificationApi {
     ) -> Result<(tokio::sync::OwnedMutexGuard<Option<LiveState>>, OnlineRules)> {
         let preset = self.preset(caller, &key.0).await?;
         let (rules, days) = Self::period_rules(&preset, key)?;
-        let mut guard = self.live_slot(key).lock_owned().await;
+        // The counter is read before the lock is taken, so a reader holds the period only while it
+        // applies what is newer (usually nothing: ingest applies its own commits) and reads its page.
+        // A state at or past the counter as it was when the request arrived is current for it.
         let now = current_seq(&self.db).await?;
+        let mut guard = self.live_slot(key).lock_owned().await;
         let fresh = match guard.take() {
-            Some(state) if state.seq == now => state,
+            Some(state) if state.seq >= now => state,
             Some(state) => match self.catch_up(key, state, now).await? {
                 Some(state) => state,
                 None => self.rebuild(key, rules, days).await?,
@@ -247,7 +250,7 @@ impl QualificationApi {
 
     /// After a commit with sequence value `seq`: applies this process's own games to the periods it
     /// holds when nothing else was committed in between; otherwise the next read catches up.
-    pub(super) fn apply_committed(&self, seq: i64, games: Vec<(PeriodKey, PeriodGame)>) {
+    pub(super) async fn apply_committed(&self, seq: i64, games: Vec<(PeriodKey, PeriodGame)>) {
         let mut by_period: HashMap<PeriodKey, Vec<PeriodGame>> = HashMap::new();
         for (key, g) in games {
             by_period.entry(key).or_default().push(g);
@@ -257,9 +260,12 @@ impl QualificationApi {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         for (key, slot) in held {
-            // Never wait for a reader (a recomputation can take long): a busy period catches up
-            // from the database on its next read instead.
-            let Ok(mut guard) = slot.try_lock() else {
+            // Readers hold a period only while they read a page, so waiting is short; but never wait
+            // long for one (a recomputation can take seconds): a period still busy after that
+            // catches up from the database on its next read instead.
+            let Ok(mut guard) =
+                tokio::time::timeout(std::time::Duration::from_millis(50), slot.lock()).await
+            else {
                 continue;
             };
             let Some(state) = guard.as_mut() else {
