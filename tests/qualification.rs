@@ -116,6 +116,22 @@ impl Setup {
         ids
     }
 
+    /// The reports kept for an organizer because they conflicted with a stored game.
+    async fn conflicts(&self) -> Vec<q::Conflict> {
+        self.client()
+            .await
+            .list_conflicts(with_token(
+                &self.org,
+                q::ListConflictsRequest {
+                    championship_id: self.championship.clone(),
+                },
+            ))
+            .await
+            .expect("conflicts")
+            .into_inner()
+            .conflicts
+    }
+
     async fn client(&self) -> QualificationServiceClient<tonic::transport::Channel> {
         QualificationServiceClient::connect(self.app.grpc_url.clone())
             .await
@@ -527,17 +543,7 @@ async fn partner_reports_are_idempotent_and_bad_ones_are_refused_field_by_field(
             .await
             .expect_err("conflict");
         assert_eq!(status.code(), Code::AlreadyExists, "{backend}");
-        let conflicts = client
-            .list_conflicts(with_token(
-                &s.org,
-                q::ListConflictsRequest {
-                    championship_id: s.championship.clone(),
-                },
-            ))
-            .await
-            .expect("conflicts")
-            .into_inner()
-            .conflicts;
+        let conflicts = s.conflicts().await;
         assert_eq!(conflicts.len(), 1, "{backend}: kept for an organizer");
         let row = client
             .get_player_row(with_token(
@@ -644,6 +650,29 @@ async fn partner_reports_are_idempotent_and_bad_ones_are_refused_field_by_field(
             metrics.contains("qiwang_games_ingested_total{kind=\"conflict\"} 1"),
             "{backend}"
         );
+
+        // In one group: a game stored before (a duplicate), a new one, and the new one again with
+        // other content (a conflict with what this very group stores).
+        let summary = s
+            .report_all(vec![
+                s.win("b3", "p02", "p03", t0 + Duration::hours(3)),
+                s.win("c1", "p01", "p02", t0 + Duration::hours(4)),
+                s.win("c1", "p02", "p01", t0 + Duration::hours(4)),
+            ])
+            .await;
+        assert_eq!(
+            (
+                summary.received,
+                summary.stored,
+                summary.duplicates,
+                summary.refused
+            ),
+            (3, 1, 1, 1),
+            "{backend}: {summary:?}"
+        );
+        assert_eq!(summary.outcomes[2].code, "ALREADY_EXISTS", "{backend}");
+        let conflicts = s.conflicts().await;
+        assert_eq!(conflicts.len(), 2, "{backend}: both kept for an organizer");
         s.app.stop().await;
     }
 }

@@ -25,7 +25,7 @@ pub struct IngestBench {
     /// Games to report.
     #[arg(long, default_value_t = 50_000)]
     pub games: u32,
-    /// Reports per client stream (each stream is committed in groups of 500).
+    /// Reports per client stream (each stream is committed in groups of 2,000).
     #[arg(long, default_value_t = 5_000)]
     pub stream_size: u32,
     /// Partner streams reporting at the same time.

@@ -25,7 +25,7 @@ use qiwang_proto::registration::v1::registration_service_client::RegistrationSer
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, NotSet, QueryFilter, QueryOrder,
-    QuerySelect, Set, TransactionTrait,
+    QuerySelect, QueryTrait, Set, TransactionTrait,
 };
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -47,7 +47,10 @@ mod reach;
 mod repechage;
 
 /// Reports committed per transaction on a stream (group commit).
-const BATCH: usize = 500;
+const BATCH: usize = 2_000;
+/// Rows per INSERT of games: a whole group (13 parameters a row).
+const ROWS_PER_INSERT: usize = BATCH;
+const _: () = assert!(13 * ROWS_PER_INSERT < 32_766);
 
 type PeriodKey = (String, String, u32);
 
@@ -477,14 +480,59 @@ impl QualificationApi {
                 slot.insert(row.is_some_and(|p| p.open && !p.closed));
             }
         }
-        // What is stored already under these ids (reports repeated, or conflicting).
+        // Insert first: the primary key decides what is new, on both databases and at any size,
+        // without a lookup whose plan depends on the table's statistics (PostgreSQL filtered a
+        // growing table's rows one by one while ingest outran autoanalyze). The first report of an
+        // id in this group is the one offered; a later one is judged against what is stored.
+        let mut offered: std::collections::HashSet<(String, String)> =
+            std::collections::HashSet::new();
+        let mut rows: Vec<game::ActiveModel> = Vec::new();
+        for a in accepted.iter().filter_map(|a| a.as_ref().ok()) {
+            if still_open.get(&a.key) == Some(&true)
+                && offered.insert((a.row.championship_id.clone(), a.row.game_id.clone()))
+            {
+                let mut row = a.row.clone();
+                row.seq = seq;
+                rows.push(game::ActiveModel::from(row));
+            }
+        }
+        // One statement for the whole group (13 columns × BATCH rows stays below SQLite's 32,766
+        // and PostgreSQL's 65,535 parameters): each statement is a round trip, and sqlx 0.9.0 sends
+        // without TCP_NODELAY (launchbadge/sqlx#4335), so a statement larger than one TCP segment
+        // can wait ~40 ms on PostgreSQL's delayed ACK. Fewer, larger statements pay that less often.
+        let mut inserted: std::collections::HashSet<(String, String)> =
+            std::collections::HashSet::new();
+        let mut rows = rows.into_iter().peekable();
+        while rows.peek().is_some() {
+            let chunk: Vec<game::ActiveModel> = rows.by_ref().take(ROWS_PER_INSERT).collect();
+            let mut statement = game::Entity::insert_many(chunk)
+                .on_conflict(
+                    OnConflict::columns([
+                        game::Column::ChampionshipId,
+                        game::Column::Platform,
+                        game::Column::GameId,
+                    ])
+                    .do_nothing()
+                    .to_owned(),
+                )
+                .into_query();
+            statement.returning(
+                sea_orm::sea_query::Query::returning()
+                    .columns([game::Column::ChampionshipId, game::Column::GameId]),
+            );
+            let backend = txn.get_database_backend();
+            for row in txn.query_all_raw(backend.build(&statement)).await? {
+                inserted.insert((
+                    row.try_get_by_index::<String>(0)?,
+                    row.try_get_by_index::<String>(1)?,
+                ));
+            }
+        }
+        // What was stored before under the ids not inserted now (reports repeated, or conflicting).
         let mut stored: HashMap<(String, String), String> = HashMap::new();
         let mut wanted: HashMap<String, Vec<String>> = HashMap::new();
-        for a in accepted.iter().filter_map(|a| a.as_ref().ok()) {
-            wanted
-                .entry(a.row.championship_id.clone())
-                .or_default()
-                .push(a.row.game_id.clone());
+        for id in offered.iter().filter(|id| !inserted.contains(*id)) {
+            wanted.entry(id.0.clone()).or_default().push(id.1.clone());
         }
         for (championship, ids) in &wanted {
             for chunk in ids.chunks(500) {
@@ -504,7 +552,6 @@ impl QualificationApi {
             }
         }
         let mut outcomes = Vec::with_capacity(accepted.len());
-        let mut fresh: Vec<game::ActiveModel> = Vec::new();
         let mut committed: Vec<(PeriodKey, PeriodGame)> = Vec::new();
         for item in accepted {
             let a = match item {
@@ -532,13 +579,17 @@ impl QualificationApi {
             };
             let id = (a.row.championship_id.clone(), a.row.game_id.clone());
             match stored.get(&id) {
-                None => {
+                None if inserted.contains(&id) => {
                     stored.insert(id, a.row.content_hash.clone());
                     outcomes.push(Ok(ack(pb::AckStatus::Stored)));
-                    let mut row = a.row;
-                    row.seq = seq;
-                    fresh.push(game::ActiveModel::from(row));
                     committed.push((a.key, a.game));
+                }
+                None => {
+                    // Unreachable while ingest transactions are serialized by the counter; never guess.
+                    return Err(QualificationError::Db(sea_orm::DbErr::Custom(format!(
+                        "game {} was neither stored nor found: a concurrent writer; retry the batch",
+                        a.row.game_id
+                    ))));
                 }
                 Some(hash) if *hash == a.row.content_hash => {
                     outcomes.push(Ok(ack(pb::AckStatus::Duplicate)));
@@ -562,31 +613,6 @@ impl QualificationApi {
                     ))));
                 }
             }
-        }
-        // Many rows per statement (13 columns × 200 rows stays far below every parameter limit).
-        let expected = fresh.len() as u64;
-        let mut inserted = 0;
-        let mut rows = fresh.into_iter().peekable();
-        while rows.peek().is_some() {
-            let chunk: Vec<game::ActiveModel> = rows.by_ref().take(200).collect();
-            inserted += game::Entity::insert_many(chunk)
-                .on_conflict(
-                    OnConflict::columns([
-                        game::Column::ChampionshipId,
-                        game::Column::Platform,
-                        game::Column::GameId,
-                    ])
-                    .do_nothing()
-                    .to_owned(),
-                )
-                .exec_without_returning(&txn)
-                .await?;
-        }
-        if inserted != expected {
-            // Unreachable while ingest transactions are serialized by the counter; never guess.
-            return Err(QualificationError::Db(sea_orm::DbErr::Custom(format!(
-                "stored {inserted} of {expected} new games: a concurrent writer; retry the batch"
-            ))));
         }
         txn.commit().await?;
         self.apply_committed(seq, committed).await;
