@@ -1205,6 +1205,14 @@ impl LivePeriod {
         })
     }
 
+    /// Whether a player's row shows them eliminated (R-ONL-3): `row(player)` says the same, but
+    /// this builds no row (the live service asks it twice per player of every game it applies).
+    pub fn is_eliminated(&self, player: &str) -> bool {
+        self.handle(player)
+            .and_then(|h| self.state(h))
+            .is_some_and(|s| s.shown() && s.elimination.is_some())
+    }
+
     /// Where a player's row is on the board (0-based), for paging around it.
     pub fn position_of(&self, player: &str) -> Option<usize> {
         let h = self.handle(player)?;
@@ -1348,6 +1356,7 @@ mod tests {
             assert_eq!(live.row(p).as_ref(), Some(ranked), "{p}");
             assert_eq!(live.rank_of(p), ranked.rank, "{p}");
             assert_eq!(live.position_of(p), Some(i), "{p}");
+            assert_eq!(live.is_eliminated(p), ranked.row.eliminated, "{p}");
         }
         for offset in 0..=board.rows.len() + 1 {
             for size in [0, 1, 2, 3] {
@@ -1359,6 +1368,7 @@ mod tests {
         for p in ledger.players.values().filter(|p| p.results_cancelled) {
             assert_eq!(live.row(&p.player), None);
             assert_eq!(live.rank_of(&p.player), None);
+            assert!(!live.is_eliminated(&p.player));
         }
     }
 

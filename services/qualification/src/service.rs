@@ -55,7 +55,11 @@ const _: () = assert!(13 * ROWS_PER_INSERT < 32_766);
 type PeriodKey = (String, String, u32);
 
 /// Players a stage's frozen lists advanced: (source stage, source period, player).
-type AdvancedRows = Arc<Vec<(String, u32, String)>>;
+/// The players advanced into a stage, each with where they came from: (source stage, period).
+type AdvancedRows = Arc<HashMap<String, Vec<(String, u32)>>>;
+
+/// The seats a group of reports may fill: period -> players allowed to play in it.
+type Seats<'a> = HashMap<&'a PeriodKey, std::collections::HashSet<&'a str>>;
 
 /// The qualification service.
 #[derive(Clone)]
@@ -65,8 +69,11 @@ pub struct QualificationApi {
     presets: Arc<Mutex<HashMap<String, Arc<Preset>>>>,
     /// The periods this replica serves live (see `live`): exact as of their change sequence value.
     live: Arc<Mutex<HashMap<PeriodKey, live::LiveSlot>>>,
+    /// platform -> account -> player, for accounts known to be linked (see `resolve`).
+    linked: Arc<Mutex<HashMap<String, HashMap<String, String>>>>,
     /// (championship, player) known to have entered the online qualifier.
-    entered: Arc<Mutex<std::collections::HashSet<(String, String)>>>,
+    /// championship -> players known to have entered its online qualifier.
+    entered: Arc<Mutex<HashMap<String, std::collections::HashSet<String>>>>,
     /// (championship, target stage) -> players the frozen lists advanced there.
     advanced: Arc<Mutex<HashMap<(String, String), AdvancedRows>>>,
     /// Serializes organizer workflows in this process (seeds, knockout rounds, the finalist list and
@@ -78,6 +85,9 @@ pub struct QualificationApi {
     /// here first spares SQLite's busy-wait sleeps, and a process applies its own commits to its
     /// live periods in sequence order, so readers rarely have anything to fetch.
     ingest_write: Arc<tokio::sync::Mutex<()>>,
+    /// Change sequence values this process's ingest has taken and not yet applied to its live
+    /// periods (see `live::InFlight`).
+    in_flight: live::InFlight,
     changes: broadcast::Sender<(String, pb::Change)>,
     /// Turns true when the process shuts down: open change streams end then, so a graceful
     /// shutdown never waits on a follower.
@@ -132,10 +142,12 @@ impl QualificationApi {
             registration,
             presets: Arc::default(),
             live: Arc::default(),
+            linked: Arc::default(),
             entered: Arc::default(),
             advanced: Arc::default(),
             organizer_write: Arc::default(),
             ingest_write: Arc::default(),
+            in_flight: live::InFlight::default(),
             changes,
             shutdown,
             metrics,
@@ -295,17 +307,32 @@ impl QualificationApi {
             .collect())
     }
 
-    /// Resolves the accounts of a batch of reports of one platform with one call.
+    /// Resolves the accounts of a batch of reports of one platform: those this replica has not seen
+    /// linked yet with one call. A link is never removed or moved to another player (registration
+    /// has no such call, R-REG-4), so a positive answer is cached; a negative one is asked again.
     async fn resolve(
         &self,
         caller: &Caller,
         platform: &str,
         accounts: Vec<String>,
     ) -> Result<HashMap<String, String>> {
-        let mut unique = accounts;
+        let mut out = HashMap::new();
+        let mut unique = Vec::new();
+        {
+            let linked = lock(&self.linked);
+            let known = linked.get(platform);
+            for account in accounts {
+                match known.and_then(|k| k.get(&account)) {
+                    Some(player) => {
+                        out.insert(account, player.clone());
+                    }
+                    None => unique.push(account),
+                }
+            }
+        }
         unique.sort();
         unique.dedup();
-        let mut out = HashMap::new();
+        let mut found = Vec::new();
         for chunk in unique.chunks(10_000) {
             let response = self
                 .registration
@@ -325,8 +352,16 @@ impl QualificationApi {
                 .into_inner();
             for (account, player) in chunk.iter().zip(response.player_ids) {
                 if !player.is_empty() {
-                    out.insert(account.clone(), player);
+                    found.push((account.clone(), player));
                 }
+            }
+        }
+        if !found.is_empty() {
+            let mut linked = lock(&self.linked);
+            let known = linked.entry(platform.to_owned()).or_default();
+            for (account, player) in found {
+                known.insert(account.clone(), player.clone());
+                out.insert(account, player);
             }
         }
         Ok(out)
@@ -381,17 +416,22 @@ impl QualificationApi {
             self.resolve(caller, &platform, accounts).await?
         };
         // Who may play where: entered players in entry stages, advanced players in later ones.
-        let mut seats: Vec<(PeriodKey, String)> = Vec::new();
+        let mut seats: Vec<(&PeriodKey, &str)> = Vec::new();
         for (report, check) in reports.iter().zip(&checked) {
             if let Ok((key, ..)) = check {
                 for account in [&report.first_account, &report.second_account] {
                     if let Some(player) = players.get(account) {
-                        seats.push((key.clone(), player.clone()));
+                        seats.push((key, player));
                     }
                 }
             }
         }
-        let eligible = self.eligible(caller, &presets, &seats).await?;
+        let eligible: HashMap<PeriodKey, std::collections::HashSet<String>> = self
+            .eligible(caller, &presets, &seats)
+            .await?
+            .into_iter()
+            .map(|(k, v)| (k.clone(), v.into_iter().map(str::to_owned).collect()))
+            .collect();
         let now = Utc::now();
         let mut accepted: Vec<std::result::Result<Accepted, QualificationError>> =
             Vec::with_capacity(reports.len());
@@ -422,7 +462,7 @@ impl QualificationApi {
                     ));
                 }
                 for (field, player) in [("first_account", first), ("second_account", second)] {
-                    if !eligible.contains(&(key.clone(), player.clone())) {
+                    if !eligible.get(&key).is_some_and(|p| p.contains(player)) {
                         return Err(invalid(
                             field,
                             format!("player {player} may not play in {} period {}: not entered, or not advanced to it", key.1, key.2),
@@ -463,6 +503,7 @@ impl QualificationApi {
         let _queued = self.ingest_write.lock().await;
         let txn = self.db.begin().await?;
         let seq = live::next_seq(&txn).await?;
+        let _in_flight = self.in_flight.take(seq);
         // The periods may have closed since the check: re-read them inside the transaction (a shared
         // row lock on PostgreSQL; SQLite serializes writers), so a closed period gains no game.
         let mut still_open: HashMap<PeriodKey, bool> = HashMap::new();
@@ -632,34 +673,39 @@ impl QualificationApi {
     /// into (the 海选), players who entered the championship's online qualifier; in a later stage,
     /// players the frozen advancement lists sent there, from the period of the same number when
     /// both stages have as many periods (xiangqi-2022: 海选 P1 → 入围 P1), else from any period.
-    async fn eligible(
+    async fn eligible<'a>(
         &self,
         caller: &Caller,
         presets: &HashMap<String, Arc<Preset>>,
-        seats: &[(PeriodKey, String)],
-    ) -> Result<std::collections::HashSet<(PeriodKey, String)>> {
-        let mut ok = std::collections::HashSet::new();
-        let mut ask: HashMap<String, Vec<String>> = HashMap::new();
+        seats: &[(&'a PeriodKey, &'a str)],
+    ) -> Result<Seats<'a>> {
+        let mut ok: Seats<'a> = HashMap::new();
+        let mut ask: HashMap<&str, Vec<String>> = HashMap::new();
         let mut entry_seats = Vec::new();
-        for (key, player) in seats {
+        for &(key, player) in seats {
             let Some(preset) = presets.get(&key.0) else {
                 continue;
             };
             if is_entry_stage(preset, &key.1) {
-                if !lock(&self.entered).contains(&(key.0.clone(), player.clone())) {
-                    ask.entry(key.0.clone()).or_default().push(player.clone());
+                let known = lock(&self.entered)
+                    .get(&key.0)
+                    .is_some_and(|players| players.contains(player));
+                if !known {
+                    ask.entry(&key.0).or_default().push(player.to_owned());
                 }
                 entry_seats.push((key, player));
                 continue;
             }
-            let rows = self.advanced_into(preset, &key.0, &key.1).await?;
+            let advanced = self.advanced_into(preset, &key.0, &key.1).await?;
             let target = preset.stage(&key.1).map(|s| s.periods.len()).unwrap_or(0);
-            let fits = rows.iter().any(|(stage, period, p)| {
-                let source = preset.stage(stage).map(|s| s.periods.len()).unwrap_or(0);
-                p == player && (source != target || target == 0 || *period == key.2)
+            let fits = advanced.get(player).is_some_and(|sources| {
+                sources.iter().any(|(stage, period)| {
+                    let source = preset.stage(stage).map(|s| s.periods.len()).unwrap_or(0);
+                    source != target || target == 0 || *period == key.2
+                })
             });
             if fits {
-                ok.insert((key.clone(), player.clone()));
+                ok.entry(key).or_default().insert(player);
             }
         }
         for (championship, mut players) in ask {
@@ -671,7 +717,7 @@ impl QualificationApi {
                 .list_entered_players(authed(
                     caller,
                     reg::ListEnteredPlayersRequest {
-                        championship_id: championship.clone(),
+                        championship_id: championship.to_owned(),
                         player_ids: players,
                     },
                 ))
@@ -683,21 +729,24 @@ impl QualificationApi {
                 .into_inner()
                 .player_ids;
             // Entries are never withdrawn, so a positive answer is cached; a negative one is asked again.
-            let mut cache = lock(&self.entered);
-            for p in entered {
-                cache.insert((championship.clone(), p));
-            }
+            lock(&self.entered)
+                .entry(championship.to_owned())
+                .or_default()
+                .extend(entered);
         }
         let cache = lock(&self.entered);
         for (key, player) in entry_seats {
-            if cache.contains(&(key.0.clone(), player.clone())) {
-                ok.insert((key.clone(), player.clone()));
+            if cache
+                .get(&key.0)
+                .is_some_and(|players| players.contains(player))
+            {
+                ok.entry(key).or_default().insert(player);
             }
         }
         Ok(ok)
     }
 
-    /// The players advanced into `stage` by closed periods: (source stage, source period, player).
+    /// The players advanced into `stage` by closed periods, each with its (source stage, period).
     /// Frozen lists only grow when a period closes, which drops this cache.
     ///
     /// A repechage (复活赛, R-ADV-12) takes the players its feeding stage's frozen list did not
@@ -731,23 +780,23 @@ impl QualificationApi {
                 .filter(advancement::Column::ToStage.eq(stage))
                 .filter(advancement::Column::Advanced.eq(true)),
         };
-        let rows: Vec<(String, u32, String)> = query
+        let mut rows: HashMap<String, Vec<(String, u32)>> = HashMap::new();
+        for r in query.all(&self.db).await? {
+            rows.entry(r.player_id)
+                .or_default()
+                .push((r.stage, r.period as u32));
+        }
+        // Direct seeds (直接晋级) play there too; their source is no stage ("seed", period 0).
+        for s in crate::entity::seed::Entity::find()
+            .filter(crate::entity::seed::Column::ChampionshipId.eq(championship))
+            .filter(crate::entity::seed::Column::ToStage.eq(stage))
             .all(&self.db)
             .await?
-            .into_iter()
-            .map(|r| (r.stage, r.period as u32, r.player_id))
-            .collect();
-        // Direct seeds (直接晋级) play there too; their source is no stage ("seed", period 0).
-        let mut rows = rows;
-        rows.extend(
-            crate::entity::seed::Entity::find()
-                .filter(crate::entity::seed::Column::ChampionshipId.eq(championship))
-                .filter(crate::entity::seed::Column::ToStage.eq(stage))
-                .all(&self.db)
-                .await?
-                .into_iter()
-                .map(|s| ("seed".to_owned(), 0, s.player_id)),
-        );
+        {
+            rows.entry(s.player_id)
+                .or_default()
+                .push(("seed".to_owned(), 0));
+        }
         let rows = Arc::new(rows);
         lock(&self.advanced).insert(key, rows.clone());
         Ok(rows)

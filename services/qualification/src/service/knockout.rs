@@ -317,7 +317,7 @@ impl QualificationApi {
             }
         }
         let advanced = self.advanced_into(preset, &key.0, &key.1).await?;
-        let mut entrants: BTreeSet<String> = advanced.iter().map(|(_, _, p)| p.clone()).collect();
+        let mut entrants: BTreeSet<String> = advanced.keys().cloned().collect();
         entrants.extend(
             self.seeds_into(&key.0, &key.1)
                 .await?

@@ -27,6 +27,43 @@ pub(super) struct LiveState {
 
 pub(super) type LiveSlot = Arc<tokio::sync::Mutex<Option<LiveState>>>;
 
+/// The change sequence values this process's ingest has taken and not yet applied: from
+/// `next_seq` inside its transaction until the games are applied to the live periods after the
+/// commit, or the transaction is given up (its value then was never committed and is taken
+/// again). A write is acknowledged only after that, so a read may serve a period without these
+/// values: they are writes in progress, not yet complete. Values from anywhere else — another
+/// replica, a reset, a cheating verdict — are never in here and are always caught up first.
+#[derive(Clone, Default)]
+pub(super) struct InFlight(Arc<Mutex<std::collections::BTreeSet<i64>>>);
+
+/// Holds one value in [`InFlight`] until dropped.
+pub(super) struct InFlightValue {
+    set: InFlight,
+    seq: i64,
+}
+
+impl Drop for InFlightValue {
+    fn drop(&mut self) {
+        lock(&self.set.0).remove(&self.seq);
+    }
+}
+
+impl InFlight {
+    pub(super) fn take(&self, seq: i64) -> InFlightValue {
+        lock(&self.0).insert(seq);
+        InFlightValue {
+            set: self.clone(),
+            seq,
+        }
+    }
+
+    /// Whether every value in `after < value <= upto` is this process's write in progress.
+    fn covers(&self, after: i64, upto: i64) -> bool {
+        let set = lock(&self.0);
+        upto - after <= 64 && (after + 1..=upto).all(|v| set.contains(&v))
+    }
+}
+
 /// Takes the next change sequence value inside `txn` (and locks the counter until it ends).
 pub(super) async fn next_seq<C: ConnectionTrait>(txn: &C) -> Result<i64> {
     let sql = "UPDATE qualification_counters SET value = value + 1 WHERE name = 'changes' RETURNING value";
@@ -126,6 +163,10 @@ impl QualificationApi {
         let mut guard = self.live_slot(key).lock_owned().await;
         let fresh = match guard.take() {
             Some(state) if state.seq >= now => state,
+            // Newer only by this process's own writes in progress: they are applied (and then
+            // acknowledged) by their ingest, which would wait for this lock; serving without them
+            // is serving before they complete.
+            Some(state) if self.in_flight.covers(state.seq, now) => state,
             Some(state) => match self.catch_up(key, state, now).await? {
                 Some(state) => state,
                 None => self.rebuild(key, rules, days).await?,
@@ -279,9 +320,7 @@ impl QualificationApi {
             if let Some(games) = by_period.get_mut(&key) {
                 games.sort_by(|a, b| (a.facts.ended_at, &a.id).cmp(&(b.facts.ended_at, &b.id)));
                 for g in games.iter() {
-                    let out = |p: &str, period: &qiwang_core::live::LivePeriod| {
-                        period.row(p).is_some_and(|r| r.row.eliminated)
-                    };
+                    let out = |p: &str, period: &LivePeriod| period.is_eliminated(p);
                     let before = [
                         out(&g.first_player, &state.period),
                         out(&g.second_player, &state.period),
