@@ -18,6 +18,9 @@ use sea_orm::{DbBackend, PaginatorTrait, Statement};
 use super::*;
 use crate::entity::{cancellation, game, reset};
 
+/// Stored games read per query when a period is recomputed.
+const REBUILD_PAGE: u64 = 20_000;
+
 /// One period as this replica knows it.
 pub(super) struct LiveState {
     pub period: LivePeriod,
@@ -244,14 +247,49 @@ impl QualificationApi {
         // by the next catch-up, exactly once.
         let seq = current_seq(&self.db).await?;
         let started = std::time::Instant::now();
-        let rows = game::Entity::find()
-            .filter(game::Column::ChampionshipId.eq(&key.0))
-            .filter(game::Column::Stage.eq(&key.1))
-            .filter(game::Column::Period.eq(key.2 as i32))
-            .filter(game::Column::Seq.lte(seq))
-            .all(&self.db)
-            .await?;
-        let games = rows.iter().map(period_game).collect::<Result<Vec<_>>>()?;
+        // A page of rows at a time in (seq, platform, game id) order, each row decoded and dropped as it is
+        // read: a period of millions of games never holds its stored reports all at once.
+        let mut games = Vec::new();
+        let mut after: Option<(i64, String, String)> = None;
+        loop {
+            let mut query = game::Entity::find()
+                .filter(game::Column::ChampionshipId.eq(&key.0))
+                .filter(game::Column::Stage.eq(&key.1))
+                .filter(game::Column::Period.eq(key.2 as i32))
+                .filter(game::Column::Seq.lte(seq));
+            if let Some((last_seq, last_platform, last_id)) = &after {
+                use sea_orm::Condition;
+                query = query.filter(
+                    Condition::any().add(game::Column::Seq.gt(*last_seq)).add(
+                        Condition::all().add(game::Column::Seq.eq(*last_seq)).add(
+                            Condition::any()
+                                .add(game::Column::Platform.gt(last_platform.as_str()))
+                                .add(
+                                    Condition::all()
+                                        .add(game::Column::Platform.eq(last_platform.as_str()))
+                                        .add(game::Column::GameId.gt(last_id.as_str())),
+                                ),
+                        ),
+                    ),
+                );
+            }
+            let rows = query
+                .order_by_asc(game::Column::Seq)
+                .order_by_asc(game::Column::Platform)
+                .order_by_asc(game::Column::GameId)
+                .limit(REBUILD_PAGE)
+                .all(&self.db)
+                .await?;
+            for row in &rows {
+                games.push(period_game(row)?);
+            }
+            match rows.last() {
+                Some(last) if rows.len() as u64 == REBUILD_PAGE => {
+                    after = Some((last.seq, last.platform.clone(), last.game_id.clone()));
+                }
+                _ => break,
+            }
+        }
         let resets: Vec<ResetRequest> = reset::Entity::find()
             .filter(reset::Column::ChampionshipId.eq(&key.0))
             .filter(reset::Column::Stage.eq(&key.1))
