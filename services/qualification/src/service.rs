@@ -54,12 +54,22 @@ const _: () = assert!(13 * ROWS_PER_INSERT < 32_766);
 
 type PeriodKey = (String, String, u32);
 
-/// Players a stage's frozen lists advanced: (source stage, source period, player).
 /// The players advanced into a stage, each with where they came from: (source stage, period).
 type AdvancedRows = Arc<HashMap<String, Vec<(String, u32)>>>;
 
 /// The seats a group of reports may fill: period -> players allowed to play in it.
-type Seats<'a> = HashMap<&'a PeriodKey, std::collections::HashSet<&'a str>>;
+type Seats = HashMap<PeriodKey, std::collections::HashSet<String>>;
+
+fn admit(seats: &mut Seats, key: &PeriodKey, player: &str) {
+    match seats.get_mut(key) {
+        Some(players) => {
+            players.insert(player.to_owned());
+        }
+        None => {
+            seats.insert(key.clone(), [player.to_owned()].into());
+        }
+    }
+}
 
 /// The qualification service.
 #[derive(Clone)]
@@ -71,7 +81,6 @@ pub struct QualificationApi {
     live: Arc<Mutex<HashMap<PeriodKey, live::LiveSlot>>>,
     /// platform -> account -> player, for accounts known to be linked (see `resolve`).
     linked: Arc<Mutex<HashMap<String, HashMap<String, String>>>>,
-    /// (championship, player) known to have entered the online qualifier.
     /// championship -> players known to have entered its online qualifier.
     entered: Arc<Mutex<HashMap<String, std::collections::HashSet<String>>>>,
     /// (championship, target stage) -> players the frozen lists advanced there.
@@ -426,12 +435,7 @@ impl QualificationApi {
                 }
             }
         }
-        let eligible: HashMap<PeriodKey, std::collections::HashSet<String>> = self
-            .eligible(caller, &presets, &seats)
-            .await?
-            .into_iter()
-            .map(|(k, v)| (k.clone(), v.into_iter().map(str::to_owned).collect()))
-            .collect();
+        let eligible = self.eligible(caller, &presets, &seats).await?;
         let now = Utc::now();
         let mut accepted: Vec<std::result::Result<Accepted, QualificationError>> =
             Vec::with_capacity(reports.len());
@@ -673,13 +677,13 @@ impl QualificationApi {
     /// into (the 海选), players who entered the championship's online qualifier; in a later stage,
     /// players the frozen advancement lists sent there, from the period of the same number when
     /// both stages have as many periods (xiangqi-2022: 海选 P1 → 入围 P1), else from any period.
-    async fn eligible<'a>(
+    async fn eligible(
         &self,
         caller: &Caller,
         presets: &HashMap<String, Arc<Preset>>,
-        seats: &[(&'a PeriodKey, &'a str)],
-    ) -> Result<Seats<'a>> {
-        let mut ok: Seats<'a> = HashMap::new();
+        seats: &[(&PeriodKey, &str)],
+    ) -> Result<Seats> {
+        let mut ok = Seats::new();
         let mut ask: HashMap<&str, Vec<String>> = HashMap::new();
         let mut entry_seats = Vec::new();
         for &(key, player) in seats {
@@ -705,7 +709,7 @@ impl QualificationApi {
                 })
             });
             if fits {
-                ok.entry(key).or_default().insert(player);
+                admit(&mut ok, key, player);
             }
         }
         for (championship, mut players) in ask {
@@ -740,7 +744,7 @@ impl QualificationApi {
                 .get(&key.0)
                 .is_some_and(|players| players.contains(player))
             {
-                ok.entry(key).or_default().insert(player);
+                admit(&mut ok, key, player);
             }
         }
         Ok(ok)

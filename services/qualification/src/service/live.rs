@@ -247,8 +247,8 @@ impl QualificationApi {
         // by the next catch-up, exactly once.
         let seq = current_seq(&self.db).await?;
         let started = std::time::Instant::now();
-        // A page of rows at a time in (seq, platform, game id) order, each row decoded and dropped as it is
-        // read: a period of millions of games never holds its stored reports all at once.
+        // A page of rows at a time in (seq, platform, game id) order, each row decoded and dropped
+        // as it is read: a period of millions of games never holds its stored reports all at once.
         let mut games = Vec::new();
         let mut after: Option<(i64, String, String)> = None;
         loop {
@@ -258,19 +258,18 @@ impl QualificationApi {
                 .filter(game::Column::Period.eq(key.2 as i32))
                 .filter(game::Column::Seq.lte(seq));
             if let Some((last_seq, last_platform, last_id)) = &after {
-                use sea_orm::Condition;
+                use sea_orm::sea_query::{Expr, ExprTrait};
                 query = query.filter(
-                    Condition::any().add(game::Column::Seq.gt(*last_seq)).add(
-                        Condition::all().add(game::Column::Seq.eq(*last_seq)).add(
-                            Condition::any()
-                                .add(game::Column::Platform.gt(last_platform.as_str()))
-                                .add(
-                                    Condition::all()
-                                        .add(game::Column::Platform.eq(last_platform.as_str()))
-                                        .add(game::Column::GameId.gt(last_id.as_str())),
-                                ),
-                        ),
-                    ),
+                    Expr::tuple([
+                        Expr::col(game::Column::Seq),
+                        Expr::col(game::Column::Platform),
+                        Expr::col(game::Column::GameId),
+                    ])
+                    .gt(Expr::tuple([
+                        Expr::val(*last_seq),
+                        Expr::val(last_platform.as_str()),
+                        Expr::val(last_id.as_str()),
+                    ])),
                 );
             }
             let rows = query
