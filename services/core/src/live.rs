@@ -31,14 +31,15 @@
 //!   - one side escapes, the stage eliminates, and that player is already eliminated by a later game:
 //!     the elimination would move earlier and uncount games → [`RebuildReason::EliminationMoves`];
 //!   - one side escapes for the n-th time and the player already has a counted game ending at or
-//!     after k's end instant: those games would stop counting → [`RebuildReason::EliminationUncounts`];
-//!   - it goes to the current line and that line already has a counted game ending at the very same
-//!     instant: their order depends on game ids, which are not kept → [`RebuildReason::SameInstant`].
+//!     after k's end instant: those games would stop counting → [`RebuildReason::EliminationUncounts`].
 //!
 //!   A game is *in order* when k is after every counted game applied so far: then none of these can
 //!   happen, so games applied in period order never need a rebuild. A late non-escape game, a late
 //!   escape below the elimination count and a game of an older line (which only adds to the period's
-//!   escapes) are exact.
+//!   escapes) are exact: a late game takes its place in the line's progression by k, the game id
+//!   deciding among games ending at the same instant (the steps keep their games' ids for that,
+//!   since with negative points that order decides when a line is reached). So without resets and
+//!   escape eliminations (xiangqi-2022, go-2025 海选) no game in any order needs a rebuild.
 //! - A reset (清零) at or after the end of each of the player's games opens the current line
 //!   ([`ResetApplied::Opened`]); one at or before the player's latest reset only opens a line in the
 //!   history and changes no row ([`ResetApplied::Unchanged`]); one before the end of a game of the
@@ -48,9 +49,9 @@
 //!   [`compute_period`] reads it; a verdict before the player's first game keeps him off the board.
 //!
 //! Game ids are assumed unique in the period (the shell stores a game once per id). A repeated id is
-//! noticed only when it repeats the latest counted game or an elimination game
-//! ([`RebuildReason::DuplicateId`]); otherwise it is counted again, where [`compute_period`] would
-//! count neither.
+//! noticed when it repeats the latest counted game, an elimination game or a counted game of a
+//! player's current line ([`RebuildReason::DuplicateId`]); otherwise (a game of an older line) it is
+//! counted again, where [`compute_period`] would count neither.
 //!
 //! # Cost
 //!
@@ -67,10 +68,10 @@
 //! - [`LivePeriod::compute`] / [`LivePeriod::from_ledger`]: [`compute_period`] plus O(n log n).
 //!
 //! Memory per player: the sort key twice (table and index, ~50 bytes each), the rest of the
-//! state (~90 bytes), the id once (shared by the name table and the hash map), and 20 bytes per
+//! state (~90 bytes), the id once (shared by the name table and the hash map), and 24 bytes per
 //! counted game of the current line (the progression, needed for
-//! [`TieBreak::ReachedLineFirst`] and the row's progression): roughly 350-450 bytes plus 20 per
-//! game at a million players.
+//! [`TieBreak::ReachedLineFirst`] and the row's progression): roughly 350-450 bytes plus 24 per
+//! game at a million players; and per counted game its id once (its bytes and 8 for an offset).
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -367,13 +368,15 @@ impl<K: Copy> RankIndex<K> {
 // ---------------------------------------------------------------------------------------------
 // Per-player state
 
-/// One counted game of the current line: its end instant and its points. Packed to 20 bytes (an
-/// instant is 12 bytes aligned to 4).
+/// One counted game of the current line: its end instant, its points and its id (as a
+/// [`GameIds`] number, to order games ending at the same instant). Packed to 24 bytes (an instant
+/// is 12 bytes aligned to 4).
 #[derive(Debug, Clone, Copy)]
 #[repr(C, packed(4))]
 struct Step {
     at: DateTime<Utc>,
     points: i64,
+    game: u32,
 }
 
 impl Step {
@@ -382,6 +385,43 @@ impl Step {
     }
     fn points(self) -> i64 {
         self.points
+    }
+    fn game(self) -> u32 {
+        self.game
+    }
+}
+
+/// The ids of the games in progressions, numbered in the order they were kept: one byte string
+/// and one end offset per game, so a step carries 4 bytes, not an id. Ids are needed only to order
+/// a late game among the games of a line ending at the very same instant (the period order is
+/// (end instant, game id)); they are never removed (a reset or a verdict drops steps, not ids).
+#[derive(Debug, Clone, Default)]
+struct GameIds {
+    bytes: String,
+    ends: Vec<usize>,
+}
+
+impl GameIds {
+    /// Keeps an id; `None` past `u32::MAX` games.
+    fn push(&mut self, id: &str) -> Option<u32> {
+        let n = u32::try_from(self.ends.len()).ok()?;
+        self.bytes.push_str(id);
+        self.ends.push(self.bytes.len());
+        Some(n)
+    }
+
+    fn is_full(&self) -> bool {
+        self.ends.len() >= u32::MAX as usize
+    }
+
+    fn get(&self, n: u32) -> &str {
+        let n = n as usize;
+        let start = match n.checked_sub(1) {
+            Some(previous) => self.ends.get(previous).copied().unwrap_or(0),
+            None => 0,
+        };
+        let end = self.ends.get(n).copied().unwrap_or(start);
+        self.bytes.get(start..end).unwrap_or("")
     }
 }
 
@@ -461,6 +501,8 @@ struct Table {
     /// The line of the first [`TieBreak::ReachedLineFirst`], cached in [`RowKey::reached`]; other
     /// lines are computed from the progression when two rows tie up to them.
     cached_line: Option<i64>,
+    /// The ids of the steps' games.
+    game_ids: GameIds,
 }
 
 impl Table {
@@ -601,8 +643,9 @@ impl Table {
 /// Why an item cannot be applied exactly in place: the period must be recomputed (with the item).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RebuildReason {
-    /// The game has the (end instant, id) of the latest counted game or of an elimination game: a
-    /// repeated id, which [`compute_period`] counts for nobody.
+    /// The game has the (end instant, id) of the latest counted game, of an elimination game or of
+    /// a counted game of a player's current line: a repeated id, which [`compute_period`] counts
+    /// for nobody.
     DuplicateId,
     /// A late escape of a player already eliminated by a later game (R-ONL-3): the elimination
     /// would move earlier and uncount the games in between.
@@ -610,9 +653,6 @@ pub enum RebuildReason {
     /// A late escape that eliminates (the n-th of the period) while the player has counted games
     /// ending at or after it: those would stop counting, for the opponents too.
     EliminationUncounts,
-    /// A late game of the current line ending at the very instant of another counted game of the
-    /// line: their order (by game id) decides the progression, and ids are not kept.
-    SameInstant,
     /// A reset (清零) before the end of a game of the current line: games would move to a new line.
     ResetBeforeLaterGames,
     /// More players than `u32` handles (unreachable in practice).
@@ -700,6 +740,7 @@ impl LivePeriod {
                 players: Vec::new(),
                 tie_breaks,
                 cached_line,
+                game_ids: GameIds::default(),
             },
             index: RankIndex::new(),
             by_name: HashMap::new(),
@@ -780,9 +821,13 @@ impl LivePeriod {
                         .signed_duration_since(e.started_at)
                         .num_milliseconds(),
                 );
+                let Some(game) = live.table.game_ids.push(&e.game_id) else {
+                    break;
+                };
                 state.progression.push(Step {
                     at: e.ended_at,
                     points: e.points,
+                    game,
                 });
             }
             state.progression.shrink_to_fit();
@@ -885,7 +930,7 @@ impl LivePeriod {
     /// Applies one finished game. Exact (see the module documentation) or `NeedsRebuild` with no
     /// change. Assumes game ids unique in the period.
     pub fn apply_game(&mut self, g: &PeriodGame) -> Applied {
-        if self.table.names.len() > (u32::MAX - 2) as usize {
+        if self.table.names.len() > (u32::MAX - 2) as usize || self.table.game_ids.is_full() {
             return Applied::NeedsRebuild(RebuildReason::Capacity);
         }
         let judged = self.judge(g);
@@ -905,9 +950,19 @@ impl LivePeriod {
                 return applied;
             }
         };
+        // The id is kept once for both sides' steps.
+        let game = if plans
+            .iter()
+            .any(|p| matches!(p.slot, Slot::Append | Slot::Insert(_)))
+        {
+            // Not full: checked above.
+            self.table.game_ids.push(&g.id).unwrap_or(0)
+        } else {
+            0
+        };
         for (plan, player) in plans.into_iter().zip([&g.first_player, &g.second_player]) {
             if let Some(h) = plan.handle.or_else(|| self.intern(player)) {
-                self.record(h, plan, g);
+                self.record(h, plan, g, game);
             }
         }
         if in_order {
@@ -980,7 +1035,7 @@ impl LivePeriod {
             });
         for (plan, h) in plans.iter_mut().zip(handles) {
             let state = h.and_then(|h| self.state(h));
-            self.plan_side(plan, state, ended_at, in_order)
+            self.plan_side(plan, state, k, in_order)
                 .map_err(Applied::NeedsRebuild)?;
         }
         Ok((outcome, in_order, plans))
@@ -991,7 +1046,7 @@ impl LivePeriod {
         &self,
         plan: &mut SidePlan,
         state: Option<&PlayerState>,
-        ended_at: DateTime<Utc>,
+        (ended_at, id): (DateTime<Utc>, &str),
         in_order: bool,
     ) -> Result<(), RebuildReason> {
         let escape = plan.mine.result == CountedResult::Escape;
@@ -1020,11 +1075,17 @@ impl LivePeriod {
         } else if in_order {
             Slot::Append
         } else {
+            // Period order: (end instant, game id); ids are compared only within one instant.
             let progression = state.map_or(&[][..], |s| s.progression.as_slice());
-            let at = progression.partition_point(|s| s.at() < ended_at);
+            let ids = &self.table.game_ids;
+            let at = progression.partition_point(|s| {
+                s.at() < ended_at || (s.at() == ended_at && ids.get(s.game()) < id)
+            });
             match progression.get(at) {
                 None => Slot::Append,
-                Some(s) if s.at() == ended_at => return Err(RebuildReason::SameInstant),
+                Some(s) if s.at() == ended_at && ids.get(s.game()) == id => {
+                    return Err(RebuildReason::DuplicateId);
+                }
                 Some(_) => Slot::Insert(at),
             }
         };
@@ -1032,7 +1093,7 @@ impl LivePeriod {
     }
 
     /// Adds a counted game to one side.
-    fn record(&mut self, h: u32, plan: SidePlan, g: &PeriodGame) {
+    fn record(&mut self, h: u32, plan: SidePlan, g: &PeriodGame, game: u32) {
         let ended_at = g.facts.ended_at;
         let was_shown = self.state(h).is_some_and(PlayerState::shown);
         let in_line = matches!(plan.slot, Slot::Append | Slot::Insert(_));
@@ -1077,6 +1138,7 @@ impl LivePeriod {
                 let step = Step {
                     at: ended_at,
                     points: plan.mine.points,
+                    game,
                 };
                 if let Slot::Insert(at) = plan.slot {
                     state
@@ -1480,13 +1542,58 @@ mod tests {
             Applied::NotCounted(NotCounted::PlayerEliminated { player: "a".into() })
         );
         assert_same(&live, &r, &stored, &DEFAULT_TIE_BREAKS);
-        // Smaller id: before it, so it counts, but a's line already has a counted game ending
-        // then and their order (by id) is not kept.
+        // Smaller id: before it, so it counts, placed before the eliminating game in a's line.
         let tie = game("g1z", "d", "a", 2, FirstWins, Normal);
+        stored.games.push(tie.clone());
+        assert!(matches!(live.apply_game(&tie), Applied::Counted(_)));
+        assert_same(&live, &r, &stored, &DEFAULT_TIE_BREAKS);
+    }
+
+    #[test]
+    fn r_onl_9_late_games_ending_at_one_instant_take_their_place_by_game_id() {
+        // xiangqi-2022: a loss costs 2 points, so the order within an instant decides whether
+        // (and when) a line is reached: 1 + 2 (g5) reaches 2 before -2 (g7) takes it back.
+        let mut r = rules("xiangqi-2022", "ruwei");
+        r.play_hours = rules("xiangqi-2015", "haixuan").play_hours;
+        let tb = reached_tie_breaks();
+        // Both sides moved within the first-move limit (R-ONL-5), so the games count.
+        let game = |id, first, second, end, result, how| {
+            let mut g = game(id, first, second, end, result, how);
+            g.facts.first_side_first_move = Some(secs(10));
+            g.facts.second_side_first_move = Some(secs(10));
+            g
+        };
+        let (mut live, mut stored) = apply_all(
+            &r,
+            &[
+                game("g1", "a", "b", 1, Draw, Normal),
+                game("g5", "a", "c", 3, FirstWins, Normal),
+                game("g9", "d", "a", 3, FirstWins, Normal),
+                game("g9z", "d", "e", 4, Draw, Normal),
+            ],
+            &tb,
+        );
+        for (id, first, second, result) in [
+            ("g7", "a", "e", SecondWins),
+            ("g0", "f", "a", FirstWins),
+            ("g6", "b", "a", Draw),
+            ("g9a", "a", "f", FirstWins),
+        ] {
+            let late = game(id, first, second, 3, result, Normal);
+            stored.games.push(late.clone());
+            let applied = live.apply_game(&late);
+            assert!(
+                matches!(&applied, Applied::Counted(o) if o.first.result.is_counted()),
+                "{id}: {applied:?}"
+            );
+            assert_same(&live, &r, &stored, &tb);
+        }
+        // The same id again at that instant is a repeat, which the period counts for nobody.
+        let again = game("g6", "b", "a", 3, Draw, Normal);
         let before = live.clone();
         assert_eq!(
-            live.apply_game(&tie),
-            Applied::NeedsRebuild(RebuildReason::SameInstant)
+            live.apply_game(&again),
+            Applied::NeedsRebuild(RebuildReason::DuplicateId)
         );
         assert_unchanged(&before, &live);
     }
@@ -1728,7 +1835,7 @@ mod tests {
     fn per_player_memory_stays_small() {
         fn shared_across_threads<T: Send + Sync>() {}
         shared_across_threads::<LivePeriod>();
-        assert_eq!(std::mem::size_of::<Step>(), 20);
+        assert_eq!(std::mem::size_of::<Step>(), 24);
         assert!(
             std::mem::size_of::<RowKey>() <= 48,
             "{}",
@@ -2005,6 +2112,18 @@ mod tests {
             let r = variant_rules(variant);
             for tb in [DEFAULT_TIE_BREAKS.to_vec(), reached_tie_breaks()] {
                 replay(&r, &items, &tb)?;
+            }
+        }
+
+        #[test]
+        fn r_onl_9_games_without_resets_or_escape_eliminations_never_need_a_rebuild(
+            items in arb_items().prop_flat_map(|(_, items)| Just(items).prop_shuffle()),
+        ) {
+            // xiangqi-2022 / go-2025 海选: late games in any order, same instants included.
+            let r = variant_rules(2);
+            let games: Vec<Item> = items.into_iter().filter(|i| matches!(i, Item::Game(_))).collect();
+            for tb in [DEFAULT_TIE_BREAKS.to_vec(), reached_tie_breaks()] {
+                prop_assert_eq!(replay(&r, &games, &tb)?, 0);
             }
         }
 
