@@ -2,7 +2,7 @@
 //! facts, stores them idempotently, and asks `qiwang-core` for standings and the advancement cut.
 //! No rule lives here.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use prost::Message;
 use qiwang_core::advancement::{Candidate, CutReason, CutRow, Decider, PointsRule, Selection, cut};
 use qiwang_core::lottery::{hex, sha256};
@@ -504,10 +504,10 @@ impl QualificationApi {
         }
         // Store: one transaction for the group, stamped with the next change sequence value (which
         // also serializes ingest transactions: the counter row stays locked until commit).
-        let _queued = self.ingest_write.lock().await;
+        let queued = self.ingest_write.clone().lock_owned().await;
         let txn = self.db.begin().await?;
         let seq = live::next_seq(&txn).await?;
-        let _in_flight = self.in_flight.take(seq);
+        let in_flight = self.in_flight.take(seq);
         // The periods may have closed since the check: re-read them inside the transaction (a shared
         // row lock on PostgreSQL; SQLite serializes writers), so a closed period gains no game.
         let mut still_open: HashMap<PeriodKey, bool> = HashMap::new();
@@ -660,7 +660,18 @@ impl QualificationApi {
             }
         }
         txn.commit().await?;
-        self.apply_committed(seq, committed).await;
+        // Applied in a task of its own: a partner hanging up must not stop it between slices.
+        // The queue and the in-flight value are held until the games are applied.
+        let api = self.clone();
+        let applied = tokio::spawn(async move {
+            api.apply_committed(seq, committed).await;
+            drop((queued, in_flight));
+        })
+        .await;
+        if let Err(e) = applied {
+            // Stored and committed all the same; the next read catches up from the database.
+            tracing::error!(error = %e, seq, "applying committed games to the live periods failed");
+        }
         for outcome in &outcomes {
             let kind = match outcome {
                 Ok(ack) if ack.status == pb::AckStatus::Duplicate as i32 => "duplicate",
@@ -1033,6 +1044,7 @@ impl QualificationApi {
         if !was_closed {
             self.set_period(&caller, &key, false, true).await?;
         }
+        let started = std::time::Instant::now();
         // The live period, caught up with every stored item: exact, since nothing more comes.
         let standings = {
             let (live, _) = self.live(&caller, &key).await?;
@@ -1105,43 +1117,51 @@ impl QualificationApi {
             let places = decided.places.unwrap_or(0);
             decided_rows.extend(decided.rows.into_iter().map(|r| (label.clone(), places, r)));
         }
-        let now = Utc::now();
-        let txn = self.db.begin().await?;
-        // Many rows per statement: a national period's list is a million rows.
-        let rows: Vec<advancement::ActiveModel> = decided_rows
-            .iter()
+        // Whole microseconds: what both databases keep, so the list returned now is the list read
+        // back later.
+        let now = Utc::now().trunc_subsecs(6);
+        let models: Vec<advancement::Model> = decided_rows
+            .into_iter()
             .map(|(label, places, row)| {
-                let (code, reason) = describe(row);
+                let (code, reason) = describe(&row);
                 let reason = match label {
                     Some(group) => format!("[{group}] {reason}"),
                     None => reason,
                 };
-                advancement::ActiveModel {
-                    championship_id: Set(key.0.clone()),
-                    stage: Set(key.1.clone()),
-                    period: Set(key.2 as i32),
-                    player_id: Set(row.candidate.player.clone()),
-                    rank: Set(row.rank.map(|r| r as i32).unwrap_or(0)),
-                    advanced: Set(row.advanced),
-                    points: Set(row.candidate.points),
-                    wins: Set(row.candidate.wins as i32),
-                    counted_games: Set(row.candidate.counted_games as i32),
-                    reason: Set(reason),
-                    reason_code: Set(code.to_owned()),
-                    to_stage: Set(advance.to.clone()),
-                    places: Set(*places as i32),
-                    decided_at: Set(now),
+                advancement::Model {
+                    championship_id: key.0.clone(),
+                    stage: key.1.clone(),
+                    period: key.2 as i32,
+                    rank: row.rank.map(|r| r as i32).unwrap_or(0),
+                    advanced: row.advanced,
+                    points: row.candidate.points,
+                    wins: row.candidate.wins as i32,
+                    counted_games: row.candidate.counted_games as i32,
+                    player_id: row.candidate.player,
+                    reason,
+                    reason_code: code.to_owned(),
+                    to_stage: advance.to.clone(),
+                    places: places as i32,
+                    decided_at: now,
                 }
             })
             .collect();
-        for chunk in rows.chunks(200) {
-            advancement::Entity::insert_many(chunk.to_vec())
-                .exec_without_returning(&txn)
-                .await?;
+        let decided = started.elapsed();
+        let txn = self.db.begin().await?;
+        // A national period's list is a million rows: as many per statement as the bind-parameter
+        // limit allows (14 columns; SQLite takes 32,766 parameters, PostgreSQL 65,535).
+        for chunk in models.chunks(ADVANCEMENT_ROWS_PER_INSERT) {
+            advancement::Entity::insert_many(
+                chunk.iter().cloned().map(advancement::ActiveModel::from),
+            )
+            .exec_without_returning(&txn)
+            .await?;
         }
         txn.commit().await?;
+        let stored = started.elapsed();
         lock(&self.advanced).retain(|k, _| k.0 != key.0);
-        let list = self.stored_advancement(&key).await?;
+        // The list as `stored_advancement` reads it back, without reading it back.
+        let list = advancement_list(&key, models);
         for row in &list.rows {
             let _ = self.changes.send((
                 key.0.clone(),
@@ -1151,7 +1171,17 @@ impl QualificationApi {
                 },
             ));
         }
-        tracing::info!(championship = %key.0, stage = %key.1, period = key.2, advanced = list.rows.iter().filter(|r| r.advanced).count(), "period closed");
+        tracing::info!(
+            championship = %key.0,
+            stage = %key.1,
+            period = key.2,
+            rows = list.rows.len(),
+            advanced = list.rows.iter().filter(|r| r.advanced).count(),
+            decided_seconds = decided.as_secs_f64(),
+            stored_seconds = (stored - decided).as_secs_f64(),
+            listed_seconds = (started.elapsed() - stored).as_secs_f64(),
+            "period closed"
+        );
         Ok(list)
     }
 
@@ -1160,36 +1190,9 @@ impl QualificationApi {
             .filter(advancement::Column::ChampionshipId.eq(&key.0))
             .filter(advancement::Column::Stage.eq(&key.1))
             .filter(advancement::Column::Period.eq(key.2 as i32))
-            .order_by_asc(advancement::Column::Rank)
-            .order_by_asc(advancement::Column::PlayerId)
             .all(&self.db)
             .await?;
-        let first = rows.first().cloned();
-        // Ranked players first (rank 1, 2, …), then the unranked (rank 0).
-        let (mut ranked, unranked): (Vec<_>, Vec<_>) = rows.into_iter().partition(|r| r.rank > 0);
-        ranked.extend(unranked);
-        Ok(pb::AdvancementList {
-            period: Some(period_ref(key)),
-            to_stage: first
-                .as_ref()
-                .map(|r| r.to_stage.clone())
-                .unwrap_or_default(),
-            places: first.as_ref().map(|r| r.places as u32).unwrap_or(0),
-            decided_at: first.map(|r| timestamp(r.decided_at)),
-            rows: ranked
-                .into_iter()
-                .map(|r| pb::AdvancementRow {
-                    player_id: r.player_id,
-                    rank: r.rank as u32,
-                    advanced: r.advanced,
-                    points: r.points,
-                    wins: r.wins as u32,
-                    counted_games: r.counted_games as u32,
-                    reason: r.reason,
-                    reason_code: r.reason_code,
-                })
-                .collect(),
-        })
+        Ok(advancement_list(key, rows))
     }
 
     async fn reset_impl(&self, caller: Caller, req: pb::ResetRequest) -> Result<pb::ResetAck> {
@@ -1960,5 +1963,36 @@ impl QualificationService for QualificationApi {
                 .await
                 .map_err(|e| Status::from(crate::error::QualificationError::from(e)))?;
         Ok(Response::new(page))
+    }
+}
+
+/// Advancement rows per INSERT statement: 14 columns within both databases' bind-parameter limits.
+const ADVANCEMENT_ROWS_PER_INSERT: usize = 2_000;
+
+/// A period's advancement list from its stored rows, in list order: ranked players by rank (1, 2,
+/// …) and player id, then the unranked (rank 0) by player id.
+fn advancement_list(key: &PeriodKey, mut rows: Vec<advancement::Model>) -> pb::AdvancementList {
+    rows.sort_unstable_by(|a, b| {
+        (a.rank == 0, a.rank, &a.player_id).cmp(&(b.rank == 0, b.rank, &b.player_id))
+    });
+    let first = rows.first();
+    pb::AdvancementList {
+        period: Some(period_ref(key)),
+        to_stage: first.map(|r| r.to_stage.clone()).unwrap_or_default(),
+        places: first.map(|r| r.places as u32).unwrap_or(0),
+        decided_at: first.map(|r| timestamp(r.decided_at)),
+        rows: rows
+            .into_iter()
+            .map(|r| pb::AdvancementRow {
+                player_id: r.player_id,
+                rank: r.rank as u32,
+                advanced: r.advanced,
+                points: r.points,
+                wins: r.wins as u32,
+                counted_games: r.counted_games as u32,
+                reason: r.reason,
+                reason_code: r.reason_code,
+            })
+            .collect(),
     }
 }

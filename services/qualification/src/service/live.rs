@@ -21,11 +21,19 @@ use crate::entity::{cancellation, game, reset};
 /// Stored games read per query when a period is recomputed.
 const REBUILD_PAGE: u64 = 20_000;
 
+/// Games applied to a period between two releases of its lock: a reader waits for at most this
+/// many (about a millisecond at a million players), not for a whole group of 2,000.
+const APPLY_SLICE: usize = 128;
+
 /// One period as this replica knows it.
 pub(super) struct LiveState {
     pub period: LivePeriod,
     /// Every item with a sequence value up to this one is applied.
     pub seq: i64,
+    /// This process's ingest is applying the games of this sequence value (`seq + 1`) slice by
+    /// slice: some are applied, the rest follow. Readers may serve the period meanwhile only when
+    /// they may omit that write in progress; anything else waits for the slices to finish.
+    pub applying: Option<i64>,
 }
 
 pub(super) type LiveSlot = Arc<tokio::sync::Mutex<Option<LiveState>>>;
@@ -58,6 +66,10 @@ impl InFlight {
             set: self.clone(),
             seq,
         }
+    }
+
+    fn holds(&self, seq: i64) -> bool {
+        lock(&self.0).contains(&seq)
     }
 
     /// Whether every value in `after < value <= upto` is this process's write in progress.
@@ -163,8 +175,25 @@ impl QualificationApi {
         // applies what is newer (usually nothing: ingest applies its own commits) and reads its page.
         // A state at or past the counter as it was when the request arrived is current for it.
         let now = current_seq(&self.db).await?;
-        let mut guard = self.live_slot(key).lock_owned().await;
+        let slot = self.live_slot(key);
+        let mut guard = loop {
+            let guard = slot.clone().lock_owned().await;
+            let waits = guard.as_ref().is_some_and(|state| {
+                state.applying.is_some_and(|s| self.in_flight.holds(s))
+                    && !self.in_flight.covers(state.seq, now)
+            });
+            if !waits {
+                break guard;
+            }
+            // Partly applied, and something else to catch up on: let the slices finish first.
+            drop(guard);
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        };
         let fresh = match guard.take() {
+            // Partly applied by an ingest that is gone (it failed midway): recompute.
+            Some(state) if state.applying.is_some_and(|s| !self.in_flight.holds(s)) => {
+                self.rebuild(key, rules, days).await?
+            }
             Some(state) if state.seq >= now => state,
             // Newer only by this process's own writes in progress: they are applied (and then
             // acknowledged) by their ingest, which would wait for this lock; serving without them
@@ -323,7 +352,11 @@ impl QualificationApi {
             started.elapsed().as_secs_f64(),
         );
         tracing::info!(championship = %key.0, stage = %key.1, period = key.2, games = games.len(), seconds = started.elapsed().as_secs_f64(), "live period rebuilt");
-        Ok(LiveState { period, seq })
+        Ok(LiveState {
+            period,
+            seq,
+            applying: None,
+        })
     }
 
     /// After a commit with sequence value `seq`: applies this process's own games to the periods it
@@ -346,17 +379,28 @@ impl QualificationApi {
             else {
                 continue;
             };
-            let Some(state) = guard.as_mut() else {
-                continue;
-            };
-            if state.seq != seq - 1 {
+            if !guard
+                .as_ref()
+                .is_some_and(|state| state.seq == seq - 1 && state.applying.is_none())
+            {
                 continue;
             }
             let mut ok = true;
             let mut eliminated = Vec::new();
-            if let Some(games) = by_period.get_mut(&key) {
-                games.sort_by(|a, b| (a.facts.ended_at, &a.id).cmp(&(b.facts.ended_at, &b.id)));
-                for g in games.iter() {
+            let games = match by_period.get_mut(&key) {
+                Some(games) => {
+                    games.sort_by(|a, b| (a.facts.ended_at, &a.id).cmp(&(b.facts.ended_at, &b.id)));
+                    games.as_slice()
+                }
+                None => &[],
+            };
+            let mut slices = games.chunks(APPLY_SLICE).peekable();
+            while let Some(slice) = slices.next() {
+                let Some(state) = guard.as_mut() else {
+                    ok = false;
+                    break;
+                };
+                for g in slice {
                     let out = |p: &str, period: &LivePeriod| period.is_eliminated(p);
                     let before = [
                         out(&g.first_player, &state.period),
@@ -372,9 +416,17 @@ impl QualificationApi {
                         }
                     }
                 }
+                if !ok || slices.peek().is_none() {
+                    break;
+                }
+                // Let readers in between slices; the state says a write is being applied.
+                state.applying = Some(seq);
+                drop(guard);
+                guard = slot.lock().await;
             }
-            if ok {
+            if ok && let Some(state) = guard.as_mut() {
                 state.seq = seq;
+                state.applying = None;
                 for player in eliminated {
                     let _ = self.changes.send((
                         key.0.clone(),
