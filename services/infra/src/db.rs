@@ -21,6 +21,9 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
             o.journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Full)
                 .busy_timeout(Duration::from_secs(10))
+                // 64 MiB of page cache per connection (SQLite's default is 2 MiB): a period of
+                // millions of games keeps its tables' upper B-tree levels in memory.
+                .pragma("cache_size", "-65536")
                 .foreign_keys(true)
                 .create_if_missing(true)
         });
@@ -30,15 +33,59 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
     Database::connect(opts).await
 }
 
-/// The directory of a `sqlite://path/to/file.db?…` URL, if it names a file in a directory.
-fn sqlite_parent_dir(url: &str) -> Option<String> {
+/// A SQLite database served by this process alone, for as long as the claim is held: an advisory
+/// lock on `<file>.lock` keeps any other process from serving the same file, so what a service
+/// keeps in memory about its own writes (a change counter) is what the database holds. Scale-out
+/// is PostgreSQL; two processes on one SQLite file are refused, not silently diverging.
+#[derive(Debug)]
+pub struct SqliteClaim {
+    /// `None` for an in-memory database, which no other process can open anyway.
+    _lock: Option<std::fs::File>,
+}
+
+/// Claims the SQLite database at `url` for this process (`Ok(None)` for PostgreSQL). Fails when
+/// another process, or another suite in this process, serves it.
+pub fn claim_sqlite(url: &str) -> Result<Option<SqliteClaim>, DbErr> {
+    if !url.starts_with("sqlite:") {
+        return Ok(None);
+    }
+    let Some(path) = sqlite_path(url) else {
+        return Ok(Some(SqliteClaim { _lock: None }));
+    };
+    let lock_path = format!("{path}.lock");
+    if let Some(dir) = sqlite_parent_dir(url) {
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| DbErr::Custom(format!("cannot create {dir}: {e}")))?;
+    }
+    let file = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| DbErr::Custom(format!("cannot open {lock_path}: {e}")))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(SqliteClaim { _lock: Some(file) })),
+        Err(std::fs::TryLockError::WouldBlock) => Err(DbErr::Custom(format!(
+            "{path} is served by another process (its lock {lock_path} is held): one process serves a SQLite database; run replicas on PostgreSQL"
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(DbErr::Custom(format!("cannot lock {lock_path}: {e}")))
+        }
+    }
+}
+
+/// The file of a `sqlite://path/to/file.db?…` URL; `None` for an in-memory database.
+fn sqlite_path(url: &str) -> Option<&str> {
     let path = url
         .strip_prefix("sqlite://")
         .or_else(|| url.strip_prefix("sqlite:"))?;
     let path = path.split('?').next()?;
-    if path.is_empty() || path == ":memory:" {
-        return None;
-    }
+    (!path.is_empty() && path != ":memory:").then_some(path)
+}
+
+/// The directory of a `sqlite://path/to/file.db?…` URL, if it names a file in a directory.
+fn sqlite_parent_dir(url: &str) -> Option<String> {
+    let path = sqlite_path(url)?;
     let parent = std::path::Path::new(path).parent()?;
     let parent = parent.to_str()?;
     (!parent.is_empty()).then(|| parent.to_owned())
@@ -64,5 +111,27 @@ mod tests {
         );
         assert_eq!(sqlite_parent_dir("sqlite::memory:"), None);
         assert_eq!(sqlite_parent_dir("sqlite://file.db"), None);
+    }
+
+    #[test]
+    fn one_process_serves_a_sqlite_file_at_a_time() {
+        let dir = std::env::temp_dir().join(format!("qiwang-claim-{}", std::process::id()));
+        let url = format!("sqlite://{}/q.db?mode=rwc", dir.display());
+        let first = claim_sqlite(&url).expect("claim").expect("a SQLite claim");
+        // A second claim (another suite, here or in another process) is refused while it is held.
+        let refused = claim_sqlite(&url).expect_err("held");
+        assert!(
+            refused.to_string().contains("served by another process"),
+            "{refused}"
+        );
+        drop(first);
+        assert!(claim_sqlite(&url).expect("claim again").is_some());
+        assert!(
+            claim_sqlite("postgres://localhost/q")
+                .expect("pg")
+                .is_none()
+        );
+        assert!(claim_sqlite("sqlite::memory:").expect("memory").is_some());
+        let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -106,6 +106,8 @@ pub struct RunningSuite {
     shutdown: watch::Sender<bool>,
     tasks: Vec<(&'static str, JoinHandle<anyhow::Result<()>>)>,
     health: Option<tonic_health::server::HealthReporter>,
+    /// A SQLite database is served by this suite alone while it runs (released when it stops).
+    claim: Option<qiwang_infra::db::SqliteClaim>,
 }
 
 /// Every service's audit log (`qiwang audit check`).
@@ -165,6 +167,7 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
         shutdown,
         tasks: Vec::new(),
         health: None,
+        claim: None,
     };
 
     let services: Vec<Component> = plan
@@ -174,6 +177,9 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
         .filter(|c| *c != Component::Gateway)
         .collect();
     if !services.is_empty() {
+        // One process serves a SQLite database (several replicas run on PostgreSQL).
+        suite.claim = qiwang_infra::db::claim_sqlite(&settings.database_url())
+            .context("claiming the SQLite database")?;
         let db = qiwang_infra::db::connect(&settings.database_url())
             .await
             .context("connecting to the database")?;
@@ -225,12 +231,15 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
                 .await;
         }
         if services.contains(&Component::Qualification) {
-            let api = QualificationApi::new(
+            let mut api = QualificationApi::new(
                 db.clone(),
                 registration_client(settings, suite.grpc_addr, &services)?,
                 suite.shutdown.subscribe(),
                 metrics.clone(),
             );
+            if suite.claim.is_some() {
+                api = api.sole_writer();
+            }
             router = router.add_service(api.into_server(verifier.clone()));
             reporter
                 .set_serving::<QualificationServiceServer<QualificationApi>>()

@@ -163,6 +163,13 @@ impl QualificationApi {
         }
     }
 
+    /// Declares this process the database's only writer (the embedded SQLite suite, which holds
+    /// the file's `qiwang_infra::db::SqliteClaim`): reads then take the change counter from memory.
+    pub fn sole_writer(mut self) -> Self {
+        self.in_flight = live::InFlight::new(true);
+        self
+    }
+
     /// The tonic service, with every call authenticated by `verifier`.
     pub fn into_server(
         self,
@@ -507,7 +514,7 @@ impl QualificationApi {
         let queued = self.ingest_write.clone().lock_owned().await;
         let txn = self.db.begin().await?;
         let seq = live::next_seq(&txn).await?;
-        let in_flight = self.in_flight.take(seq);
+        let mut in_flight = self.in_flight.take(seq);
         // The periods may have closed since the check: re-read them inside the transaction (a shared
         // row lock on PostgreSQL; SQLite serializes writers), so a closed period gains no game.
         let mut still_open: HashMap<PeriodKey, bool> = HashMap::new();
@@ -660,6 +667,7 @@ impl QualificationApi {
             }
         }
         txn.commit().await?;
+        in_flight.committed();
         // Applied in a task of its own: a partner hanging up must not stop it between slices.
         // The queue and the in-flight value are held until the games are applied.
         let api = self.clone();
@@ -1147,6 +1155,10 @@ impl QualificationApi {
             })
             .collect();
         let decided = started.elapsed();
+        // Written in primary-key order, so a million rows append to the table's B-tree instead of
+        // landing at random places in it.
+        let mut models = models;
+        models.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
         let txn = self.db.begin().await?;
         // A national period's list is a million rows: as many per statement as the bind-parameter
         // limit allows (14 columns; SQLite takes 32,766 parameters, PostgreSQL 65,535).
@@ -1237,6 +1249,7 @@ impl QualificationApi {
         }
         let txn = self.db.begin().await?;
         let seq = live::next_seq(&txn).await?;
+        let mut in_flight = self.in_flight.take(seq);
         reset::Entity::insert(reset::ActiveModel {
             id: NotSet,
             championship_id: Set(key.0.clone()),
@@ -1260,6 +1273,7 @@ impl QualificationApi {
             .await?;
         }
         txn.commit().await?;
+        in_flight.committed();
         Ok(pb::ResetAck {
             at: Some(timestamp(at)),
         })
@@ -1286,6 +1300,7 @@ impl QualificationApi {
         self.preset(&caller, &req.championship_id).await?;
         let txn = self.db.begin().await?;
         let seq = live::next_seq(&txn).await?;
+        let mut in_flight = self.in_flight.take(seq);
         cancellation::Entity::insert(cancellation::ActiveModel {
             championship_id: Set(req.championship_id.clone()),
             player_id: Set(req.player_id.clone()),
@@ -1313,6 +1328,7 @@ impl QualificationApi {
         )
         .await?;
         txn.commit().await?;
+        in_flight.committed();
         Ok(pb::CancelResultsAck {})
     }
 }

@@ -38,44 +38,118 @@ pub(super) struct LiveState {
 
 pub(super) type LiveSlot = Arc<tokio::sync::Mutex<Option<LiveState>>>;
 
-/// The change sequence values this process's ingest has taken and not yet applied: from
-/// `next_seq` inside its transaction until the games are applied to the live periods after the
-/// commit, or the transaction is given up (its value then was never committed and is taken
-/// again). A write is acknowledged only after that, so a read may serve a period without these
-/// values: they are writes in progress, not yet complete. Values from anywhere else — another
-/// replica, a reset, a cheating verdict — are never in here and are always caught up first.
+/// The change sequence values this process's writes have taken and not yet completed: from
+/// `next_seq` inside the transaction until ingest has applied its games to the live periods after
+/// the commit (a reset or a verdict: until its commit), or the transaction is given up (its value
+/// then was never committed and is taken again). A write is acknowledged only after that, so a read
+/// may serve a period without these values: they are writes in progress, not yet complete. Values
+/// from anywhere else — another replica, or this process's completed writes — are never in here
+/// and are always caught up first.
 #[derive(Clone, Default)]
-pub(super) struct InFlight(Arc<Mutex<std::collections::BTreeSet<i64>>>);
+pub(super) struct InFlight {
+    values: Arc<Mutex<std::collections::BTreeSet<i64>>>,
+    known: KnownChanges,
+}
+
+/// The latest committed change sequence value, kept in memory when this process is the database's
+/// only writer (the embedded SQLite suite holds the file's claim, `qiwang_infra::db::claim_sqlite`):
+/// every value is then taken by this process's own writes, so a read need not ask the database.
+/// A write that ends without knowing whether it committed (failed or abandoned midway) marks the
+/// counter stale, and the next read asks the database again. On PostgreSQL (replicas) every read
+/// asks the database.
+#[derive(Clone, Default)]
+struct KnownChanges(Option<Arc<Known>>);
+
+struct Known {
+    latest: std::sync::atomic::AtomicI64,
+    stale: std::sync::atomic::AtomicBool,
+}
 
 /// Holds one value in [`InFlight`] until dropped.
 pub(super) struct InFlightValue {
     set: InFlight,
     seq: i64,
+    committed: bool,
+}
+
+impl InFlightValue {
+    /// The transaction that took the value has committed.
+    pub(super) fn committed(&mut self) {
+        use std::sync::atomic::Ordering::AcqRel;
+        if let Some(known) = &self.set.known.0 {
+            known.latest.fetch_max(self.seq, AcqRel);
+        }
+        self.committed = true;
+    }
 }
 
 impl Drop for InFlightValue {
     fn drop(&mut self) {
-        lock(&self.set.0).remove(&self.seq);
+        if !self.committed
+            && let Some(known) = &self.set.known.0
+        {
+            // Given up, or dropped during the commit: whether it committed is not known here.
+            known
+                .stale
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+        lock(&self.set.values).remove(&self.seq);
     }
 }
 
 impl InFlight {
+    /// `sole_writer`: no other process writes this database (see [`KnownChanges`]).
+    pub(super) fn new(sole_writer: bool) -> InFlight {
+        InFlight {
+            values: Arc::default(),
+            known: KnownChanges(sole_writer.then(|| {
+                Arc::new(Known {
+                    latest: std::sync::atomic::AtomicI64::new(0),
+                    // Read once from the database first.
+                    stale: std::sync::atomic::AtomicBool::new(true),
+                })
+            })),
+        }
+    }
+
     pub(super) fn take(&self, seq: i64) -> InFlightValue {
-        lock(&self.0).insert(seq);
+        lock(&self.values).insert(seq);
         InFlightValue {
             set: self.clone(),
             seq,
+            committed: false,
         }
     }
 
     fn holds(&self, seq: i64) -> bool {
-        lock(&self.0).contains(&seq)
+        lock(&self.values).contains(&seq)
     }
 
     /// Whether every value in `after < value <= upto` is this process's write in progress.
     fn covers(&self, after: i64, upto: i64) -> bool {
-        let set = lock(&self.0);
+        let set = lock(&self.values);
         upto - after <= 64 && (after + 1..=upto).all(|v| set.contains(&v))
+    }
+
+    /// The latest committed change sequence value: from memory when this process is the only
+    /// writer and the value is known, otherwise from the database.
+    async fn current(&self, db: &DatabaseConnection) -> Result<i64> {
+        use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
+        let Some(known) = &self.known.0 else {
+            return current_seq(db).await;
+        };
+        if !known.stale.load(Acquire) {
+            return Ok(known.latest.load(Acquire));
+        }
+        // Cleared before reading: a write that goes stale meanwhile marks it again.
+        known.stale.store(false, Release);
+        match current_seq(db).await {
+            Ok(seq) => Ok(known.latest.fetch_max(seq, AcqRel).max(seq)),
+            Err(e) => {
+                known.stale.store(true, Release);
+                Err(e)
+            }
+        }
     }
 }
 
@@ -174,7 +248,7 @@ impl QualificationApi {
         // The counter is read before the lock is taken, so a reader holds the period only while it
         // applies what is newer (usually nothing: ingest applies its own commits) and reads its page.
         // A state at or past the counter as it was when the request arrived is current for it.
-        let now = current_seq(&self.db).await?;
+        let now = self.in_flight.current(&self.db).await?;
         let slot = self.live_slot(key);
         let mut guard = loop {
             let guard = slot.clone().lock_owned().await;
@@ -444,5 +518,59 @@ impl QualificationApi {
                 *guard = None;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sea_orm::{ConnectionTrait, Database};
+
+    async fn counter_db(value: i64) -> DatabaseConnection {
+        let db = Database::connect("sqlite::memory:").await.expect("sqlite");
+        for sql in [
+            "CREATE TABLE qualification_counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL)"
+                .to_owned(),
+            format!("INSERT INTO qualification_counters VALUES ('changes', {value})"),
+        ] {
+            db.execute_unprepared(&sql).await.expect("setup");
+        }
+        db
+    }
+
+    async fn set(db: &DatabaseConnection, value: i64) {
+        db.execute_unprepared(&format!(
+            "UPDATE qualification_counters SET value = {value} WHERE name = 'changes'"
+        ))
+        .await
+        .expect("update");
+    }
+
+    #[tokio::test]
+    async fn a_sole_writer_knows_its_committed_changes_and_asks_again_when_unsure() {
+        let db = counter_db(5).await;
+        let sole = InFlight::new(true);
+        assert_eq!(sole.current(&db).await.expect("read"), 5, "first read asks");
+        // Nothing else writes: what the database holds behind its back is not looked at.
+        set(&db, 9).await;
+        assert_eq!(sole.current(&db).await.expect("read"), 5);
+        // Its own commit is known at once.
+        let mut ten = sole.take(10);
+        assert!(sole.covers(9, 10) && !sole.covers(8, 10));
+        ten.committed();
+        assert_eq!(sole.current(&db).await.expect("read"), 10);
+        drop(ten);
+        assert!(!sole.holds(10));
+        // A write that ends without knowing whether it committed: the next read asks.
+        set(&db, 11).await;
+        drop(sole.take(11));
+        assert_eq!(sole.current(&db).await.expect("read"), 11);
+        set(&db, 12).await;
+        assert_eq!(sole.current(&db).await.expect("read"), 11);
+        // Not the only writer (PostgreSQL replicas): every read asks.
+        let shared = InFlight::new(false);
+        assert_eq!(shared.current(&db).await.expect("read"), 12);
+        set(&db, 13).await;
+        assert_eq!(shared.current(&db).await.expect("read"), 13);
     }
 }
