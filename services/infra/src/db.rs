@@ -28,7 +28,11 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
                 .create_if_missing(true)
         });
     } else {
-        opts.max_connections(16);
+        // Plan every execution with its values: sqlx keeps statements prepared per connection, and
+        // a generic plan chosen while a table was small can stay as it grows to millions of rows
+        // (seen: importing 200,000 players had not finished after ten minutes; two with this).
+        opts.max_connections(16)
+            .map_sqlx_postgres_opts(|o| o.options([("plan_cache_mode", "force_custom_plan")]));
     }
     Database::connect(opts).await
 }
