@@ -1128,7 +1128,7 @@ impl QualificationApi {
         // Whole microseconds: what both databases keep, so the list returned now is the list read
         // back later.
         let now = Utc::now().trunc_subsecs(6);
-        let models: Vec<advancement::Model> = decided_rows
+        let mut models: Vec<advancement::Model> = decided_rows
             .into_iter()
             .map(|(label, places, row)| {
                 let (code, reason) = describe(&row);
@@ -1157,7 +1157,6 @@ impl QualificationApi {
         let decided = started.elapsed();
         // Written in primary-key order, so a million rows append to the table's B-tree instead of
         // landing at random places in it.
-        let mut models = models;
         models.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
         let txn = self.db.begin().await?;
         // A national period's list is a million rows: as many per statement as the bind-parameter

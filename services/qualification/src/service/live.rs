@@ -11,6 +11,7 @@
 //! committed itself, so reads after its own writes find nothing to fetch.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
 use qiwang_core::live::{Applied, LivePeriod, ResetApplied};
 use sea_orm::{DbBackend, PaginatorTrait, Statement};
@@ -61,8 +62,8 @@ pub(super) struct InFlight {
 struct KnownChanges(Option<Arc<Known>>);
 
 struct Known {
-    latest: std::sync::atomic::AtomicI64,
-    stale: std::sync::atomic::AtomicBool,
+    latest: AtomicI64,
+    stale: AtomicBool,
 }
 
 /// Holds one value in [`InFlight`] until dropped.
@@ -75,9 +76,8 @@ pub(super) struct InFlightValue {
 impl InFlightValue {
     /// The transaction that took the value has committed.
     pub(super) fn committed(&mut self) {
-        use std::sync::atomic::Ordering::AcqRel;
         if let Some(known) = &self.set.known.0 {
-            known.latest.fetch_max(self.seq, AcqRel);
+            known.latest.fetch_max(self.seq, Ordering::AcqRel);
         }
         self.committed = true;
     }
@@ -89,9 +89,7 @@ impl Drop for InFlightValue {
             && let Some(known) = &self.set.known.0
         {
             // Given up, or dropped during the commit: whether it committed is not known here.
-            known
-                .stale
-                .store(true, std::sync::atomic::Ordering::Release);
+            known.stale.store(true, Ordering::Release);
         }
         lock(&self.set.values).remove(&self.seq);
     }
@@ -104,9 +102,9 @@ impl InFlight {
             values: Arc::default(),
             known: KnownChanges(sole_writer.then(|| {
                 Arc::new(Known {
-                    latest: std::sync::atomic::AtomicI64::new(0),
+                    latest: AtomicI64::new(0),
                     // Read once from the database first.
-                    stale: std::sync::atomic::AtomicBool::new(true),
+                    stale: AtomicBool::new(true),
                 })
             })),
         }
@@ -134,19 +132,18 @@ impl InFlight {
     /// The latest committed change sequence value: from memory when this process is the only
     /// writer and the value is known, otherwise from the database.
     async fn current(&self, db: &DatabaseConnection) -> Result<i64> {
-        use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
         let Some(known) = &self.known.0 else {
             return current_seq(db).await;
         };
-        if !known.stale.load(Acquire) {
-            return Ok(known.latest.load(Acquire));
+        if !known.stale.load(Ordering::Acquire) {
+            return Ok(known.latest.load(Ordering::Acquire));
         }
         // Cleared before reading: a write that goes stale meanwhile marks it again.
-        known.stale.store(false, Release);
+        known.stale.store(false, Ordering::Release);
         match current_seq(db).await {
-            Ok(seq) => Ok(known.latest.fetch_max(seq, AcqRel).max(seq)),
+            Ok(seq) => Ok(known.latest.fetch_max(seq, Ordering::AcqRel).max(seq)),
             Err(e) => {
-                known.stale.store(true, Release);
+                known.stale.store(true, Ordering::Release);
                 Err(e)
             }
         }
