@@ -71,7 +71,8 @@
 //! state (~90 bytes), the id once (shared by the name table and the hash map), and 24 bytes per
 //! counted game of the current line (the progression, needed for
 //! [`TieBreak::ReachedLineFirst`] and the row's progression): roughly 350-450 bytes plus 24 per
-//! game at a million players; and per counted game its id once (its bytes and 8 for an offset).
+//! game at a million players; and per counted game its id (its bytes and 8 for an offset), once
+//! when applied, once per side when the period was recomputed.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;

@@ -13,10 +13,7 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
         .connect_timeout(Duration::from_secs(10))
         .acquire_timeout(Duration::from_secs(10));
     if url.starts_with("sqlite:") {
-        if let Some(dir) = sqlite_parent_dir(url) {
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| DbErr::Custom(format!("cannot create {dir}: {e}")))?;
-        }
+        create_sqlite_dir(url)?;
         opts.max_connections(8).map_sqlx_sqlite_opts(|o| {
             o.journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Full)
@@ -57,10 +54,7 @@ pub fn claim_sqlite(url: &str) -> Result<Option<SqliteClaim>, DbErr> {
         return Ok(Some(SqliteClaim { _lock: None }));
     };
     let lock_path = format!("{path}.lock");
-    if let Some(dir) = sqlite_parent_dir(url) {
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| DbErr::Custom(format!("cannot create {dir}: {e}")))?;
-    }
+    create_sqlite_dir(url)?;
     let file = std::fs::File::options()
         .create(true)
         .truncate(false)
@@ -85,6 +79,15 @@ fn sqlite_path(url: &str) -> Option<&str> {
         .or_else(|| url.strip_prefix("sqlite:"))?;
     let path = path.split('?').next()?;
     (!path.is_empty() && path != ":memory:").then_some(path)
+}
+
+/// Creates the directory of a SQLite URL's file if it is missing.
+fn create_sqlite_dir(url: &str) -> Result<(), DbErr> {
+    match sqlite_parent_dir(url) {
+        Some(dir) => std::fs::create_dir_all(&dir)
+            .map_err(|e| DbErr::Custom(format!("cannot create {dir}: {e}"))),
+        None => Ok(()),
+    }
 }
 
 /// The directory of a `sqlite://path/to/file.db?…` URL, if it names a file in a directory.
