@@ -1017,6 +1017,15 @@ async fn r_adv_11_go_2025_cuts_the_open_and_youth_groups_separately() {
                 row.reason
             );
         }
+        // The list as stored reads back exactly as the close returned it.
+        let read_back = s
+            .client()
+            .await
+            .get_advancement(with_token(&s.org, s.period("haixuan", 1)))
+            .await
+            .expect("stored list")
+            .into_inner();
+        assert_eq!(read_back, list, "{backend}");
         s.app.stop().await;
     }
 }

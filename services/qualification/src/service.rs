@@ -24,10 +24,10 @@ use qiwang_proto::registration::v1 as reg;
 use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, NotSet, QueryFilter, QueryOrder,
-    QuerySelect, QueryTrait, Set, TransactionTrait,
+    ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait, NotSet, QueryFilter,
+    QueryOrder, QuerySelect, QueryTrait, Set, Statement, TransactionTrait,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
@@ -58,7 +58,7 @@ type PeriodKey = (String, String, u32);
 type AdvancedRows = Arc<HashMap<String, Vec<(String, u32)>>>;
 
 /// The seats a group of reports may fill: period -> players allowed to play in it.
-type Seats = HashMap<PeriodKey, std::collections::HashSet<String>>;
+type Seats = HashMap<PeriodKey, HashSet<String>>;
 
 fn admit(seats: &mut Seats, key: &PeriodKey, player: &str) {
     match seats.get_mut(key) {
@@ -82,7 +82,7 @@ pub struct QualificationApi {
     /// platform -> account -> player, for accounts known to be linked (see `resolve`).
     linked: Arc<Mutex<HashMap<String, HashMap<String, String>>>>,
     /// championship -> players known to have entered its online qualifier.
-    entered: Arc<Mutex<HashMap<String, std::collections::HashSet<String>>>>,
+    entered: Arc<Mutex<HashMap<String, HashSet<String>>>>,
     /// (championship, target stage) -> players the frozen lists advanced there.
     advanced: Arc<Mutex<HashMap<(String, String), AdvancedRows>>>,
     /// Serializes organizer workflows in this process (seeds, knockout rounds, the finalist list and
@@ -536,8 +536,7 @@ impl QualificationApi {
         // without a lookup whose plan depends on the table's statistics (PostgreSQL filtered a
         // growing table's rows one by one while ingest outran autoanalyze). The first report of an
         // id in this group is the one offered; a later one is judged against what is stored.
-        let mut offered: std::collections::HashSet<(String, String)> =
-            std::collections::HashSet::new();
+        let mut offered: HashSet<(String, String)> = HashSet::new();
         let mut rows: Vec<game::ActiveModel> = Vec::new();
         for a in accepted.iter().filter_map(|a| a.as_ref().ok()) {
             if still_open.get(&a.key) == Some(&true)
@@ -552,8 +551,7 @@ impl QualificationApi {
         // and PostgreSQL's 65,535 parameters): each statement is a round trip, and sqlx 0.9.0 sends
         // without TCP_NODELAY (launchbadge/sqlx#4335), so a statement larger than one TCP segment
         // can wait ~40 ms on PostgreSQL's delayed ACK. Fewer, larger statements pay that less often.
-        let mut inserted: std::collections::HashSet<(String, String)> =
-            std::collections::HashSet::new();
+        let mut inserted: HashSet<(String, String)> = HashSet::new();
         let mut rows = rows.into_iter().peekable();
         while rows.peek().is_some() {
             let chunk: Vec<game::ActiveModel> = rows.by_ref().take(ROWS_PER_INSERT).collect();
@@ -1060,7 +1058,7 @@ impl QualificationApi {
                 .map(|l| l.period.standings())
                 .unwrap_or_default()
         };
-        let cancelled: Vec<String> = cancellation::Entity::find()
+        let cancelled: HashSet<String> = cancellation::Entity::find()
             .filter(cancellation::Column::ChampionshipId.eq(&key.0))
             .all(&self.db)
             .await?
@@ -1159,15 +1157,7 @@ impl QualificationApi {
         // landing at random places in it.
         models.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
         let txn = self.db.begin().await?;
-        // A national period's list is a million rows: as many per statement as the bind-parameter
-        // limit allows (14 columns; SQLite takes 32,766 parameters, PostgreSQL 65,535).
-        for chunk in models.chunks(ADVANCEMENT_ROWS_PER_INSERT) {
-            advancement::Entity::insert_many(
-                chunk.iter().cloned().map(advancement::ActiveModel::from),
-            )
-            .exec_without_returning(&txn)
-            .await?;
-        }
+        store_advancement(&txn, &models).await?;
         txn.commit().await?;
         let stored = started.elapsed();
         lock(&self.advanced).retain(|k, _| k.0 != key.0);
@@ -1982,7 +1972,85 @@ impl QualificationService for QualificationApi {
 }
 
 /// Advancement rows per INSERT statement: 14 columns within both databases' bind-parameter limits.
-const ADVANCEMENT_ROWS_PER_INSERT: usize = 2_000;
+const ADVANCEMENT_ROWS_PER_INSERT: usize = 50_000;
+
+/// Stores a period's advancement rows, which all share their period, target stage and decision
+/// time (places differ between a stage's groups, so they travel with each row).
+///
+/// A national period's list is a million rows. Bound one value at a time (14 per row) most of the
+/// time went into building and binding values, not into the database: here the per-row values
+/// travel as one JSON array per statement (`[player, rank, advanced, points, wins, counted games,
+/// reason, reason code, places]` per row) that the database unpacks itself (SQLite `jsonb_each`, which
+/// parses the text once, not once per column; PostgreSQL `json_array_elements`), and the shared
+/// values are bound once.
+async fn store_advancement<C: ConnectionTrait>(
+    db: &C,
+    models: &[advancement::Model],
+) -> Result<()> {
+    let Some(first) = models.first() else {
+        return Ok(());
+    };
+    debug_assert!(
+        models
+            .iter()
+            .all(|m| m.championship_id == first.championship_id
+                && m.stage == first.stage
+                && m.period == first.period
+                && m.to_stage == first.to_stage
+                && m.decided_at == first.decided_at)
+    );
+    let backend = db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Postgres => {
+            "INSERT INTO qualification_advancement (championship_id, stage, period, player_id, \
+             rank, advanced, points, wins, counted_games, reason, reason_code, to_stage, places, \
+             decided_at) SELECT $1, $2, $3, r->>0, (r->>1)::integer, (r->>2)::boolean, \
+             (r->>3)::bigint, (r->>4)::integer, (r->>5)::integer, r->>6, r->>7, $4, \
+             (r->>8)::integer, $5 FROM json_array_elements($6::json) AS rows(r)"
+        }
+        _ => {
+            "INSERT INTO qualification_advancement (championship_id, stage, period, player_id, \
+             rank, advanced, points, wins, counted_games, reason, reason_code, to_stage, places, \
+             decided_at) SELECT ?1, ?2, ?3, r.value->>0, r.value->>1, r.value->>2, r.value->>3, \
+             r.value->>4, r.value->>5, r.value->>6, r.value->>7, ?4, r.value->>8, ?5 \
+             FROM jsonb_each(?6) AS r"
+        }
+    };
+    for chunk in models.chunks(ADVANCEMENT_ROWS_PER_INSERT) {
+        let rows: Vec<_> = chunk
+            .iter()
+            .map(|m| {
+                (
+                    &m.player_id,
+                    m.rank,
+                    m.advanced,
+                    m.points,
+                    m.wins,
+                    m.counted_games,
+                    &m.reason,
+                    &m.reason_code,
+                    m.places,
+                )
+            })
+            .collect();
+        let rows = serde_json::to_string(&rows)
+            .map_err(|e| sea_orm::DbErr::Custom(format!("advancement rows as JSON: {e}")))?;
+        db.execute_raw(Statement::from_sql_and_values(
+            backend,
+            sql,
+            [
+                first.championship_id.clone().into(),
+                first.stage.clone().into(),
+                first.period.into(),
+                first.to_stage.clone().into(),
+                first.decided_at.into(),
+                rows.into(),
+            ],
+        ))
+        .await?;
+    }
+    Ok(())
+}
 
 /// A period's advancement list from its stored rows, in list order: ranked players by rank (1, 2,
 /// …) and player id, then the unranked (rank 0) by player id.
