@@ -16,7 +16,7 @@
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use std::cmp::Ordering;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use crate::preset::Checker;
 
@@ -357,7 +357,7 @@ fn count(n: usize) -> u32 {
 ///
 /// The result does not depend on the order of `candidates`.
 pub fn cut(rule: &PointsRule, candidates: &[Candidate]) -> Result<AdvancementCut, CutError> {
-    let mut seen = BTreeSet::new();
+    let mut seen = HashSet::with_capacity(candidates.len());
     for c in candidates {
         if !seen.insert(c.player.as_str()) {
             return Err(CutError::DuplicatePlayer(c.player.clone()));
@@ -367,8 +367,10 @@ pub fn cut(rule: &PointsRule, candidates: &[Candidate]) -> Result<AdvancementCut
     let (mut ranked, mut unranked): (Vec<&Candidate>, Vec<&Candidate>) = candidates
         .iter()
         .partition(|c| !c.excluded && c.counted_games >= needed);
-    ranked.sort_by(|a, b| compare_chain(rule, a, b).then_with(|| a.player.cmp(&b.player)));
-    unranked.sort_by(|a, b| a.player.cmp(&b.player));
+    // Player ids are unique (checked above), so both orders are total and an unstable sort gives
+    // the one result.
+    ranked.sort_unstable_by(|a, b| compare_chain(rule, a, b).then_with(|| a.player.cmp(&b.player)));
+    unranked.sort_unstable_by(|a, b| a.player.cmp(&b.player));
 
     let mut ranks = Vec::with_capacity(ranked.len());
     for (i, c) in ranked.iter().enumerate() {
