@@ -1971,7 +1971,8 @@ impl QualificationService for QualificationApi {
     }
 }
 
-/// Advancement rows per INSERT statement: 14 columns within both databases' bind-parameter limits.
+/// Advancement rows per INSERT statement. They travel as one JSON parameter, so no bind-parameter
+/// limit applies; this bounds the text built at once (a few MB) at a national period's size.
 const ADVANCEMENT_ROWS_PER_INSERT: usize = 50_000;
 
 /// Stores a period's advancement rows, which all share their period, target stage and decision
