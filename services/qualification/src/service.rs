@@ -1975,8 +1975,9 @@ impl QualificationService for QualificationApi {
 /// limit applies; this bounds the text built at once (a few MB) at a national period's size.
 const ADVANCEMENT_ROWS_PER_INSERT: usize = 50_000;
 
-/// Stores a period's advancement rows, which all share their period, target stage and decision
-/// time (places differ between a stage's groups, so they travel with each row).
+/// Stores a frozen advancement list (a period's close, a knockout stage's last round), whose rows
+/// all share their period, target stage and decision time (places differ between a stage's
+/// groups, so they travel with each row).
 ///
 /// A national period's list is a million rows. Bound one value at a time (14 per row) most of the
 /// time went into building and binding values, not into the database: here the per-row values

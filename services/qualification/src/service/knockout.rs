@@ -652,26 +652,25 @@ impl QualificationApi {
                             (p.clone(), false, why, "KNOCKED_OUT")
                         }),
                 );
-            for (player, advanced, reason, code) in rows {
-                advancement::Entity::insert(advancement::ActiveModel {
-                    championship_id: Set(key.0.clone()),
-                    stage: Set(key.1.clone()),
-                    period: Set(0),
-                    player_id: Set(player),
-                    rank: Set(i32::from(advanced)),
-                    advanced: Set(advanced),
-                    points: Set(0),
-                    wins: Set(0),
-                    counted_games: Set(0),
-                    reason: Set(reason),
-                    reason_code: Set(code.into()),
-                    to_stage: Set(to.clone()),
-                    places: Set(quota as i32),
-                    decided_at: Set(now),
+            let models: Vec<advancement::Model> = rows
+                .map(|(player, advanced, reason, code)| advancement::Model {
+                    championship_id: key.0.clone(),
+                    stage: key.1.clone(),
+                    period: 0,
+                    player_id: player,
+                    rank: i32::from(advanced),
+                    advanced,
+                    points: 0,
+                    wins: 0,
+                    counted_games: 0,
+                    reason,
+                    reason_code: code.into(),
+                    to_stage: to.clone(),
+                    places: quota as i32,
+                    decided_at: now,
                 })
-                .exec(&txn)
-                .await?;
-            }
+                .collect();
+            store_advancement(&txn, &models).await?;
         }
         Self::audit(
             &txn,
