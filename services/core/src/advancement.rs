@@ -356,16 +356,17 @@ fn count(n: usize) -> u32 {
 ///   left undecided when not.
 ///
 /// The result does not depend on the order of `candidates`.
-pub fn cut(rule: &PointsRule, candidates: &[Candidate]) -> Result<AdvancementCut, CutError> {
+pub fn cut(rule: &PointsRule, candidates: Vec<Candidate>) -> Result<AdvancementCut, CutError> {
     let mut seen = HashSet::with_capacity(candidates.len());
-    for c in candidates {
+    for c in &candidates {
         if !seen.insert(c.player.as_str()) {
             return Err(CutError::DuplicatePlayer(c.player.clone()));
         }
     }
+    drop(seen);
     let needed = rule.min_counted_games.max(1);
-    let (mut ranked, mut unranked): (Vec<&Candidate>, Vec<&Candidate>) = candidates
-        .iter()
+    let (mut ranked, mut unranked): (Vec<Candidate>, Vec<Candidate>) = candidates
+        .into_iter()
         .partition(|c| !c.excluded && c.counted_games >= needed);
     // Player ids are unique (checked above), so both orders are total and an unstable sort gives
     // the one result.
@@ -419,8 +420,8 @@ pub fn cut(rule: &PointsRule, candidates: &[Candidate]) -> Result<AdvancementCut
                 }));
             } else {
                 // The tied group [lo, hi) of the N-th player (index n − 1).
-                let at_cut = ranked[n - 1];
-                let same = |c: &&Candidate| compare_chain(rule, c, at_cut) == Ordering::Equal;
+                let at_cut = &ranked[n - 1];
+                let same = |c: &Candidate| compare_chain(rule, c, at_cut) == Ordering::Equal;
                 let lo = ranked[..n]
                     .iter()
                     .rposition(|c| !same(c))
@@ -428,8 +429,8 @@ pub fn cut(rule: &PointsRule, candidates: &[Candidate]) -> Result<AdvancementCut
                 let hi = n + ranked[n..eligible].iter().take_while(|c| same(c)).count();
                 if hi == n {
                     // A clean cut between n − 1 and n.
-                    let first_out = ranked[n];
-                    let last_in = ranked[n - 1];
+                    let first_out = &ranked[n];
+                    let last_in = &ranked[n - 1];
                     for (i, c) in ranked[..eligible].iter().enumerate() {
                         reasons.push(if i < n {
                             (
@@ -453,9 +454,9 @@ pub fn cut(rule: &PointsRule, candidates: &[Candidate]) -> Result<AdvancementCut
                     }
                 } else {
                     let tied = count(hi - lo);
-                    let group_head = ranked[lo];
+                    let group_head = &ranked[lo];
                     let behind = if rule.ties_advance_together {
-                        ranked[hi - 1]
+                        &ranked[hi - 1]
                     } else {
                         group_head
                     };
@@ -504,21 +505,16 @@ pub fn cut(rule: &PointsRule, candidates: &[Candidate]) -> Result<AdvancementCut
             .extend((eligible..ranked.len()).map(|_| (false, CutReason::BelowLine { min_points })));
     }
 
-    let mut rows: Vec<CutRow> = ranked
-        .iter()
-        .zip(ranks)
-        .zip(reasons)
-        .map(|((c, rank), (advanced, reason))| CutRow {
-            candidate: (*c).clone(),
+    let mut rows: Vec<CutRow> = Vec::with_capacity(ranked.len() + unranked.len());
+    rows.extend(ranked.into_iter().zip(ranks).zip(reasons).map(
+        |((candidate, rank), (advanced, reason))| CutRow {
+            candidate,
             rank: Some(rank),
             advanced,
             reason,
-        })
-        .collect();
+        },
+    ));
     rows.extend(unranked.into_iter().map(|c| CutRow {
-        candidate: c.clone(),
-        rank: None,
-        advanced: false,
         reason: if c.excluded {
             CutReason::Excluded
         } else {
@@ -527,6 +523,9 @@ pub fn cut(rule: &PointsRule, candidates: &[Candidate]) -> Result<AdvancementCut
                 needed,
             }
         },
+        candidate: c,
+        rank: None,
+        advanced: false,
     }));
     Ok(AdvancementCut {
         rows,
@@ -956,7 +955,7 @@ pub(crate) mod tests {
         assert_eq!((r.min_points, r.top_n), (Some(4), None));
         let cut = cut(
             &r,
-            &[
+            vec![
                 cand("a", 4, 3, 5),
                 cand("b", 2, 2, 2),
                 cand("c", 8, 4, 4),
@@ -1000,7 +999,7 @@ pub(crate) mod tests {
             .collect();
         field.push(cand("five-wins", 10, 5, 5));
         field.push(cand("six-wins", 10, 6, 7));
-        let cut = cut(&r, &field).expect("cut");
+        let cut = cut(&r, field.clone()).expect("cut");
         assert_eq!(cut.advanced().len(), 720);
         let six = cut.row("six-wins").expect("row");
         assert_eq!((six.advanced, six.rank), (true, Some(720)));
@@ -1052,7 +1051,7 @@ pub(crate) mod tests {
     fn r_adv_4_xiangqi_2015_haixuan_5_points() {
         let r = points_rule("xiangqi-2015", "haixuan");
         assert_eq!((r.min_points, r.top_n), (Some(5), None));
-        let cut = cut(&r, &[cand("a", 5, 3, 4), cand("b", 4, 3, 5)]).expect("cut");
+        let cut = cut(&r, vec![cand("a", 5, 3, 4), cand("b", 4, 3, 5)]).expect("cut");
         assert_eq!(cut.advanced(), ["a"]);
     }
 
@@ -1101,7 +1100,7 @@ pub(crate) mod tests {
         field.push(xq_candidate("four-games", 30, 4, 600, Some(5)));
         // 5 games but 4 points: under the line.
         field.push(xq_candidate("under", 4, 9, 600, None));
-        let cut = cut(&r, &field).expect("cut");
+        let cut = cut(&r, field.clone()).expect("cut");
         assert_eq!(cut.advanced().len(), 480);
         let reason = |p: &str| cut.row(p).map(|r| (r.advanced, r.reason.clone()));
         assert_eq!(
@@ -1162,7 +1161,7 @@ pub(crate) mod tests {
         let mut b = cand("b", 6, 3, 3);
         b.total_game_secs = 999;
         assert_eq!(a.average_game_secs(), b.average_game_secs());
-        let cut = cut(&r, &[a, b]).expect("cut");
+        let cut = cut(&r, vec![a, b]).expect("cut");
         assert_eq!(cut.advanced(), ["b"]);
     }
 
@@ -1212,7 +1211,7 @@ pub(crate) mod tests {
         };
         let cut = cut(
             &r2,
-            &[
+            vec![
                 xq_candidate("never", 6, 5, 600, None),
                 xq_candidate("reached", 6, 5, 600, Some(100)),
             ],
@@ -1229,7 +1228,7 @@ pub(crate) mod tests {
             (a.to.as_str(), r.min_points, r.top_n),
             ("ruwei", Some(7), None)
         );
-        let cut = cut(&r, &[cand("a", 7, 4, 5), cand("b", 6, 3, 4)]).expect("cut");
+        let cut = cut(&r, vec![cand("a", 7, 4, 5), cand("b", 6, 3, 4)]).expect("cut");
         assert_eq!(cut.advanced(), ["a"]);
     }
 
@@ -1250,7 +1249,7 @@ pub(crate) mod tests {
             field.push(cand(p, 10, 6, 8));
         }
         field.push(cand("fewer-wins", 10, 5, 5));
-        let cut = cut(&r, &field).expect("cut");
+        let cut = cut(&r, field.clone()).expect("cut");
         assert_eq!(cut.advanced().len(), 24);
         for p in ["t1", "t2", "t3"] {
             let row = cut.row(p).expect("row");
@@ -1294,7 +1293,7 @@ pub(crate) mod tests {
             cand("c", 8, 4, 6),
             cand("d", 8, 4, 7),
         ];
-        let cut = cut(&r, &field).expect("cut");
+        let cut = cut(&r, field.to_vec()).expect("cut");
         assert_eq!(cut.advanced(), ["a"]);
         assert_eq!(cut.undecided_places, 1);
         assert_eq!(
@@ -1333,7 +1332,7 @@ pub(crate) mod tests {
         let field: Vec<Candidate> = (0..12)
             .map(|i| cand(&format!("y{i}"), i64::from(i) * 2 - 4, i, 12))
             .collect();
-        let cut = cut(&youth, &field).expect("cut");
+        let cut = cut(&youth, field.clone()).expect("cut");
         assert_eq!(cut.advanced().len(), 12);
         assert_eq!(
             cut.row("y0").map(|r| &r.reason),
@@ -1365,10 +1364,10 @@ pub(crate) mod tests {
         let field: Vec<Candidate> = (0..20)
             .map(|i| cand(&format!("r{i:02}"), 40 - i64::from(i) * 2, 20 - i, 20))
             .collect();
-        assert_eq!(cut(&r, &field).expect("cut").advanced().len(), 9);
+        assert_eq!(cut(&r, field.clone()).expect("cut").advanced().len(), 9);
         // Nothing short: a repechage cut with 0 places takes nobody.
         let none = fuhuo.repechage_rule(0).expect("repechage");
-        let c = cut(&none, &field).expect("cut");
+        let c = cut(&none, field.clone()).expect("cut");
         assert!(c.advanced().is_empty());
         assert_eq!(c.rows[0].reason, CutReason::NoPlaces);
         // xiangqi-2022 defines no repechage: a shortfall tells the organizer to define one.
@@ -1426,7 +1425,7 @@ pub(crate) mod tests {
         let r = rule(Some(4), None, &[]);
         let mut cheat = cand("cheat", 30, 15, 15);
         cheat.excluded = true;
-        let cut = cut(&r, &[cheat, cand("a", 4, 2, 2)]).expect("cut");
+        let cut = cut(&r, vec![cheat, cand("a", 4, 2, 2)]).expect("cut");
         assert_eq!(cut.advanced(), ["a"]);
         assert_eq!(
             cut.row("cheat").map(|r| (&r.reason, r.rank)),
@@ -1438,7 +1437,7 @@ pub(crate) mod tests {
     fn reading_every_cut_duplicate_players_are_an_error() {
         let r = rule(Some(4), None, &[]);
         assert_eq!(
-            cut(&r, &[cand("a", 4, 2, 2), cand("a", 6, 3, 3)]),
+            cut(&r, vec![cand("a", 4, 2, 2), cand("a", 6, 3, 3)]),
             Err(CutError::DuplicatePlayer("a".into()))
         );
     }
@@ -1448,7 +1447,7 @@ pub(crate) mod tests {
         let r = rule(None, Some(10), &[TieCriterion::MoreWins]);
         let cut = cut(
             &r,
-            &[
+            vec![
                 cand("a", 10, 5, 5),
                 cand("b", 10, 5, 6),
                 cand("c", 10, 4, 6),
@@ -1617,7 +1616,7 @@ pub(crate) mod tests {
         #[test]
         fn r_adv_10_a_cut_never_splits_a_full_tie(r in rule_strategy(), field in candidate_strategy()) {
             let r = PointsRule { ties_advance_together: true, ..r };
-            let c = cut(&r, &field).expect("cut");
+            let c = cut(&r, field.clone()).expect("cut");
             for a in c.rows.iter().filter(|x| x.rank.is_some()) {
                 for b in c.rows.iter().filter(|x| x.rank.is_some()) {
                     if compare_chain(&r, &a.candidate, &b.candidate) == Ordering::Equal {
@@ -1632,7 +1631,7 @@ pub(crate) mod tests {
         fn reading_every_cut_advanced_players_rank_at_or_above_every_other_ranked_player(
             r in rule_strategy(), field in candidate_strategy()
         ) {
-            let c = cut(&r, &field).expect("cut");
+            let c = cut(&r, field.clone()).expect("cut");
             let worst_in = c.rows.iter().filter(|x| x.advanced).filter_map(|x| x.rank).max();
             let best_out = c.rows.iter().filter(|x| !x.advanced).filter_map(|x| x.rank).min();
             if let (Some(w), Some(b)) = (worst_in, best_out) {
@@ -1656,7 +1655,7 @@ pub(crate) mod tests {
             r in rule_strategy(),
             (field, shuffled) in candidate_strategy().prop_flat_map(|f| (Just(f.clone()), Just(f).prop_shuffle())),
         ) {
-            prop_assert_eq!(cut(&r, &field).expect("cut"), cut(&r, &shuffled).expect("cut"));
+            prop_assert_eq!(cut(&r, field.clone()).expect("cut"), cut(&r, shuffled.clone()).expect("cut"));
         }
     }
 }

@@ -1065,8 +1065,10 @@ impl QualificationApi {
             .into_iter()
             .map(|c| c.player_id)
             .collect();
-        // A player is ranked in the first group (preset order) whose events they entered.
-        let group_of: HashMap<String, usize> = if groups.len() > 1 || groups[0].0.is_some() {
+        // A player is ranked in the first group (preset order) whose events they entered; a stage
+        // without groups ranks everyone in one (`None`: no lookup kept per player).
+        let group_of: Option<HashMap<String, usize>> = if groups.len() > 1 || groups[0].0.is_some()
+        {
             let players: Vec<String> = standings.iter().map(|r| r.player.clone()).collect();
             let mut entries: HashMap<String, Vec<String>> = HashMap::new();
             for chunk in players.chunks(10_000) {
@@ -1090,35 +1092,48 @@ impl QualificationApi {
                     entries.insert(e.player_id, e.events);
                 }
             }
-            players
-                .into_iter()
-                .filter_map(|p| {
-                    let events = entries.get(&p)?;
-                    let g = groups
-                        .iter()
-                        .position(|(_, _, ev)| ev.iter().any(|e| events.contains(e)))?;
-                    Some((p, g))
-                })
-                .collect()
+            Some(
+                players
+                    .into_iter()
+                    .filter_map(|p| {
+                        let events = entries.get(&p)?;
+                        let g = groups
+                            .iter()
+                            .position(|(_, _, ev)| ev.iter().any(|e| events.contains(e)))?;
+                        Some((p, g))
+                    })
+                    .collect(),
+            )
         } else {
-            standings.iter().map(|r| (r.player.clone(), 0)).collect()
+            None
         };
+        // Each group's candidates, the standings' rows moved into them (a million at national
+        // scale: nothing is copied that need not be).
+        let mut candidates: Vec<Vec<Candidate>> = vec![Vec::new(); groups.len()];
+        for row in standings {
+            let g = match &group_of {
+                None => 0,
+                Some(group_of) => match group_of.get(&row.player) {
+                    Some(&g) => g,
+                    None => continue,
+                },
+            };
+            let (Some(into), Some((_, rule, _))) = (candidates.get_mut(g), groups.get(g)) else {
+                continue;
+            };
+            into.push(Candidate {
+                counted_games: row.counted_games(),
+                total_game_secs: u64::try_from(row.game_time_ms / 1000).unwrap_or(0),
+                reached_line_at: rule.min_points.and_then(|line| row.reached_at(line)),
+                excluded: row.eliminated || cancelled.contains(&row.player),
+                points: row.points,
+                wins: row.wins,
+                player: row.player,
+            });
+        }
         let mut decided_rows: Vec<(Option<String>, u32, CutRow)> = Vec::new();
-        for (g, (label, rule, _)) in groups.iter().enumerate() {
-            let candidates: Vec<Candidate> = standings
-                .iter()
-                .filter(|row| group_of.get(&row.player) == Some(&g))
-                .map(|row| Candidate {
-                    counted_games: row.counted_games(),
-                    total_game_secs: u64::try_from(row.game_time_ms / 1000).unwrap_or(0),
-                    reached_line_at: rule.min_points.and_then(|line| row.reached_at(line)),
-                    excluded: row.eliminated || cancelled.contains(&row.player),
-                    points: row.points,
-                    wins: row.wins,
-                    player: row.player.clone(),
-                })
-                .collect();
-            let decided = cut(rule, &candidates)
+        for ((label, rule, _), candidates) in groups.iter().zip(candidates) {
+            let decided = cut(rule, candidates)
                 .map_err(|e| precondition("CUT_FAILED", "period", e.to_string()))?;
             let places = decided.places.unwrap_or(0);
             decided_rows.extend(decided.rows.into_iter().map(|r| (label.clone(), places, r)));
@@ -1126,7 +1141,7 @@ impl QualificationApi {
         // Whole microseconds: what both databases keep, so the list returned now is the list read
         // back later.
         let now = Utc::now().trunc_subsecs(6);
-        let mut models: Vec<advancement::Model> = decided_rows
+        let models: Vec<advancement::Model> = decided_rows
             .into_iter()
             .map(|(label, places, row)| {
                 let (code, reason) = describe(&row);
@@ -1155,15 +1170,20 @@ impl QualificationApi {
         let decided = started.elapsed();
         // Written in primary-key order, so a million rows append to the table's B-tree instead of
         // landing at random places in it.
-        models.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
+        // Sorted by reference: the rows stay in list order for the reply.
+        let mut by_player: Vec<&advancement::Model> = models.iter().collect();
+        by_player.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
         let txn = self.db.begin().await?;
-        store_advancement(&txn, &models).await?;
+        store_advancement(&txn, &by_player).await?;
         txn.commit().await?;
         let stored = started.elapsed();
         lock(&self.advanced).retain(|k, _| k.0 != key.0);
         // The list as `stored_advancement` reads it back, without reading it back.
         let list = advancement_list(&key, models);
-        for row in &list.rows {
+        // Followers subscribed now get every row; with none, a million copies are not made for
+        // nobody (one subscribing meanwhile follows from its subscription, as always).
+        let followed = self.changes.receiver_count() > 0;
+        for row in list.rows.iter().filter(|_| followed) {
             let _ = self.changes.send((
                 key.0.clone(),
                 pb::Change {
@@ -1987,7 +2007,7 @@ const ADVANCEMENT_ROWS_PER_INSERT: usize = 50_000;
 /// values are bound once.
 async fn store_advancement<C: ConnectionTrait>(
     db: &C,
-    models: &[advancement::Model],
+    models: &[&advancement::Model],
 ) -> Result<()> {
     let Some(first) = models.first() else {
         return Ok(());
@@ -2057,9 +2077,13 @@ async fn store_advancement<C: ConnectionTrait>(
 /// A period's advancement list from its stored rows, in list order: ranked players by rank (1, 2,
 /// …) and player id, then the unranked (rank 0) by player id.
 fn advancement_list(key: &PeriodKey, mut rows: Vec<advancement::Model>) -> pb::AdvancementList {
-    rows.sort_unstable_by(|a, b| {
+    let order = |a: &advancement::Model, b: &advancement::Model| {
         (a.rank == 0, a.rank, &a.player_id).cmp(&(b.rank == 0, b.rank, &b.player_id))
-    });
+    };
+    // A close's rows come in this order already (a stage without groups): checked, not re-sorted.
+    if !rows.is_sorted_by(|a, b| order(a, b).is_le()) {
+        rows.sort_unstable_by(order);
+    }
     let first = rows.first();
     pb::AdvancementList {
         period: Some(period_ref(key)),

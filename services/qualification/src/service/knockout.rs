@@ -670,7 +670,7 @@ impl QualificationApi {
                     decided_at: now,
                 })
                 .collect();
-            store_advancement(&txn, &models).await?;
+            store_advancement(&txn, &models.iter().collect::<Vec<_>>()).await?;
         }
         Self::audit(
             &txn,
