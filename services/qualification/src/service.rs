@@ -1169,8 +1169,8 @@ impl QualificationApi {
             .collect();
         let decided = started.elapsed();
         // Written in primary-key order, so a million rows append to the table's B-tree instead of
-        // landing at random places in it.
-        // Sorted by reference: the rows stay in list order for the reply.
+        // landing at random places in it; sorted by reference, so the rows stay in list order for
+        // the reply.
         let mut by_player: Vec<&advancement::Model> = models.iter().collect();
         by_player.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
         let txn = self.db.begin().await?;
@@ -2005,16 +2005,17 @@ const ADVANCEMENT_ROWS_PER_INSERT: usize = 50_000;
 /// reason, reason code, places]` per row) that the database unpacks itself, parsing the text once,
 /// not once per column (SQLite `jsonb_each`; PostgreSQL `jsonb_array_elements`, which took 1.17 s
 /// for 200,000 rows where `json_array_elements` took 2.0 s), and the shared values are bound once.
-async fn store_advancement<C: ConnectionTrait>(
+async fn store_advancement<C: ConnectionTrait, M: std::borrow::Borrow<advancement::Model>>(
     db: &C,
-    models: &[&advancement::Model],
+    models: &[M],
 ) -> Result<()> {
-    let Some(first) = models.first() else {
+    let Some(first) = models.first().map(M::borrow) else {
         return Ok(());
     };
     debug_assert!(
         models
             .iter()
+            .map(M::borrow)
             .all(|m| m.championship_id == first.championship_id
                 && m.stage == first.stage
                 && m.period == first.period
@@ -2041,6 +2042,7 @@ async fn store_advancement<C: ConnectionTrait>(
     for chunk in models.chunks(ADVANCEMENT_ROWS_PER_INSERT) {
         let rows: Vec<_> = chunk
             .iter()
+            .map(M::borrow)
             .map(|m| {
                 (
                     &m.player_id,

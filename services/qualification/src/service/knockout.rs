@@ -670,7 +670,7 @@ impl QualificationApi {
                     decided_at: now,
                 })
                 .collect();
-            store_advancement(&txn, &models.iter().collect::<Vec<_>>()).await?;
+            store_advancement(&txn, &models).await?;
         }
         Self::audit(
             &txn,
