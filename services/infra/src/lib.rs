@@ -7,6 +7,7 @@ pub mod audit;
 pub mod auth;
 pub mod config;
 pub mod db;
+pub mod lane;
 pub mod metrics;
 pub mod status;
 pub mod telemetry;

@@ -33,6 +33,9 @@ pub enum QualificationError {
     Preset(String, String),
     #[error("database error: {0}")]
     Db(#[from] DbErr),
+    /// Work handed to the bulk lane ended without an answer (it panicked).
+    #[error("bulk work failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
 }
 
 pub type Result<T> = std::result::Result<T, QualificationError>;
@@ -70,7 +73,7 @@ impl From<QualificationError> for Status {
     fn from(e: QualificationError) -> Status {
         use QualificationError as E;
         match &e {
-            E::Db(_) | E::Preset(..) | E::Upstream { .. } => {}
+            E::Db(_) | E::Preset(..) | E::Upstream { .. } | E::Task(_) => {}
             _ => tracing::warn!(error = %e, "request refused"),
         }
         match e {
@@ -103,6 +106,7 @@ impl From<QualificationError> for Status {
                 status::internal(&format!("loading championship {id}"), &errors)
             }
             E::Db(db) => status::internal("accessing the qualification database", &db),
+            E::Task(e) => status::internal("ingesting a group of reports", &e),
         }
     }
 }

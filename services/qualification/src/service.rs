@@ -1615,7 +1615,16 @@ impl QualificationService for QualificationApi {
             if batch.len() >= BATCH || (end && !batch.is_empty()) {
                 let reports = std::mem::take(&mut batch);
                 let ids: Vec<String> = reports.iter().map(|r| r.game_id.clone()).collect();
-                let outcomes = self.ingest(&caller, reports).await.map_err(Status::from)?;
+                // On the bulk lane, so that reads are not queued behind a group of thousands
+                // (`qiwang_infra::lane`). The group completes even if the stream is dropped
+                // meanwhile: its games are then stored, unacknowledged, and a retry is a duplicate.
+                let (api, by) = (self.clone(), caller.clone());
+                let outcomes =
+                    qiwang_infra::lane::spawn_bulk(async move { api.ingest(&by, reports).await })
+                        .await
+                        .map_err(QualificationError::from)
+                        .and_then(|outcomes| outcomes)
+                        .map_err(Status::from)?;
                 for (id, outcome) in ids.into_iter().zip(outcomes) {
                     summary.received += 1;
                     summary.outcomes.push(match outcome {
