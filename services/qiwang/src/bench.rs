@@ -315,7 +315,7 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         let mut qual = QualificationServiceClient::new(channel.clone());
         let (partner, champ, next) = (partner.clone(), champ.clone(), next.clone());
         let (games, size, players) = (bench.games, bench.stream_size.max(1), bench.players);
-        partners.push(tokio::spawn(async move {
+        partners.push(qiwang_infra::lane::spawn_bulk(async move {
             let (mut stored, mut refused) = (0u64, 0u64);
             loop {
                 let n = next.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
