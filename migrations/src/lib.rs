@@ -22,6 +22,7 @@ mod m20261201_000010_audit_chains;
 mod m20261201_000011_registration_evidence;
 mod m20261201_000012_qualification_report_receipts;
 mod m20261201_000013_qualification_notice_rules;
+mod m20261204_000001_qualification_frozen_lists;
 
 pub struct Migrator;
 
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000011_registration_evidence::Migration),
             Box::new(m20261201_000012_qualification_report_receipts::Migration),
             Box::new(m20261201_000013_qualification_notice_rules::Migration),
+            Box::new(m20261204_000001_qualification_frozen_lists::Migration),
         ]
     }
 

@@ -55,7 +55,7 @@ pub struct TestApp {
 }
 
 /// Drops a per-test PostgreSQL database when the app goes away, even after a panic.
-struct DatabaseDropper {
+pub struct DatabaseDropper {
     admin_url: String,
     name: String,
 }
@@ -87,7 +87,7 @@ impl Drop for DatabaseDropper {
     }
 }
 
-fn fresh_data_dir() -> PathBuf {
+pub fn fresh_data_dir() -> PathBuf {
     std::env::temp_dir().join(format!("qiwang-test-{}", uuid::Uuid::new_v4().simple()))
 }
 
@@ -104,7 +104,7 @@ pub fn test_settings(data_dir: PathBuf) -> Settings {
 }
 
 /// Creates the backend's fresh database and returns its URL (and a dropper for PostgreSQL).
-async fn fresh_database(
+pub async fn fresh_database(
     backend: &Backend,
     data_dir: &std::path::Path,
 ) -> (String, Option<DatabaseDropper>) {

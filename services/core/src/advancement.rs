@@ -230,14 +230,14 @@ impl Candidate {
 }
 
 /// What separated two players: points, or a criterion of the tie chain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Decider {
     Points,
     Tie(TieCriterion),
 }
 
 /// Why a player advanced or not.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CutReason {
     // Advanced.
     /// Reached the points line in a stage without a top N (R-ADV-1, 4, 7, 9).

@@ -124,11 +124,41 @@ pub mod cancellation {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
-pub mod advancement {
+/// A frozen advancement list's header (晋级名单, see `service::frozen`): one per closed period, and
+/// one per knockout stage (period 0) once its last round is closed.
+pub mod frozen_list {
     use sea_orm::entity::prelude::*;
 
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-    #[sea_orm(table_name = "qualification_advancement")]
+    #[sea_orm(table_name = "qualification_frozen_lists")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub championship_id: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub stage: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub period: i32,
+        pub to_stage: String,
+        pub decided_at: DateTimeUtc,
+        pub row_count: i32,
+        pub advanced_count: i32,
+        pub chunk_count: i32,
+        /// The list's distinct reasons, a JSON array of `[code, sentence]`.
+        pub reasons: String,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// A run of a frozen list's rows, in list order, as columnar JSON (`service::frozen`).
+pub mod frozen_chunk {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "qualification_frozen_chunks")]
     pub struct Model {
         #[sea_orm(primary_key, auto_increment = false)]
         pub championship_id: String,
@@ -137,17 +167,8 @@ pub mod advancement {
         #[sea_orm(primary_key, auto_increment = false)]
         pub period: i32,
         #[sea_orm(primary_key, auto_increment = false)]
-        pub player_id: String,
-        pub rank: i32,
-        pub advanced: bool,
-        pub points: i64,
-        pub wins: i32,
-        pub counted_games: i32,
-        pub reason: String,
-        pub reason_code: String,
-        pub to_stage: String,
-        pub places: i32,
-        pub decided_at: DateTimeUtc,
+        pub chunk: i32,
+        pub body: String,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, SubsecRound, Utc};
 use prost::Message;
-use qiwang_core::advancement::{Candidate, CutReason, CutRow, Decider, PointsRule, Selection, cut};
+use qiwang_core::advancement::{Candidate, CutReason, Decider, PointsRule, Selection, cut};
 use qiwang_core::lottery::{hex, sha256};
 use qiwang_core::preset::{self, Preset};
 use qiwang_core::scoring::{
@@ -24,8 +24,8 @@ use qiwang_proto::registration::v1 as reg;
 use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait, NotSet, QueryFilter,
-    QueryOrder, QuerySelect, QueryTrait, Set, Statement, TransactionTrait,
+    ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, NotSet, QueryFilter,
+    QueryOrder, QuerySelect, QueryTrait, Set, TransactionTrait,
 };
 use std::collections::{HashMap, HashSet};
 use std::pin::Pin;
@@ -36,11 +36,12 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::entity::{advancement, audit, cancellation, conflict, game, period, reset};
+use crate::entity::{audit, cancellation, conflict, frozen_list, game, period, reset};
 use crate::error::{QualificationError, Result, invalid, precondition};
 use crate::facts::{game_facts, instant};
 
 mod finalists;
+mod frozen;
 mod knockout;
 mod live;
 mod reach;
@@ -791,21 +792,26 @@ impl QualificationApi {
                     .is_some_and(|a| a.repechage.as_deref() == Some(stage))
             })
             .map(|s| s.code.clone());
-        let query = advancement::Entity::find()
-            .filter(advancement::Column::ChampionshipId.eq(championship));
-        let query = match &feeding {
-            Some(f) => query
-                .filter(advancement::Column::Stage.eq(f))
-                .filter(advancement::Column::Advanced.eq(false)),
-            None => query
-                .filter(advancement::Column::ToStage.eq(stage))
-                .filter(advancement::Column::Advanced.eq(true)),
+        let lists = match &feeding {
+            Some(f) => {
+                frozen::load_all(
+                    &self.db,
+                    Condition::all()
+                        .add(frozen_list::Column::ChampionshipId.eq(championship))
+                        .add(frozen_list::Column::Stage.eq(f)),
+                )
+                .await?
+            }
+            None => self.advanced_to(championship, stage).await?,
         };
+        let advanced = feeding.is_none();
         let mut rows: HashMap<String, Vec<(String, u32)>> = HashMap::new();
-        for r in query.all(&self.db).await? {
-            rows.entry(r.player_id)
-                .or_default()
-                .push((r.stage, r.period as u32));
+        for list in lists {
+            for r in list.rows.into_iter().filter(|r| r.advanced == advanced) {
+                rows.entry(r.player_id)
+                    .or_default()
+                    .push((list.key.1.clone(), list.key.2));
+            }
         }
         // Direct seeds (直接晋级) play there too; their source is no stage ("seed", period 0).
         for s in crate::entity::seed::Entity::find()
@@ -821,6 +827,21 @@ impl QualificationApi {
         let rows = Arc::new(rows);
         lock(&self.advanced).insert(key, rows.clone());
         Ok(rows)
+    }
+
+    /// The frozen lists that advance players into `stage`.
+    async fn advanced_to(
+        &self,
+        championship: &str,
+        stage: &str,
+    ) -> Result<Vec<frozen::FrozenList>> {
+        frozen::load_all(
+            &self.db,
+            Condition::all()
+                .add(frozen_list::Column::ChampionshipId.eq(championship))
+                .add(frozen_list::Column::ToStage.eq(stage)),
+        )
+        .await
     }
 
     fn period_key(p: Option<&pb::PeriodRef>) -> Result<PeriodKey> {
@@ -991,12 +1012,9 @@ impl QualificationApi {
                 ));
             }
         };
-        if was_closed {
-            let stored = self.stored_advancement(&key).await?;
-            if !stored.rows.is_empty() {
-                return Ok(stored);
-            }
-            // Closed without a stored list (a crash between the two steps): compute it now.
+        // Closed without a stored list (a crash between the two steps): computed now.
+        if was_closed && let Some(stored) = frozen::load(&self.db, &key).await? {
+            return Ok(stored.to_pb());
         }
         let preset = self.preset(&caller, &key.0).await?;
         let stage = online_stage(&preset, &key)?;
@@ -1131,55 +1149,53 @@ impl QualificationApi {
                 player: row.player,
             });
         }
-        let mut decided_rows: Vec<(Option<String>, u32, CutRow)> = Vec::new();
+        // Whole microseconds: what both databases keep, so the list returned now is the list read
+        // back later.
+        let mut list = frozen::FrozenList {
+            key: key.clone(),
+            to_stage: advance.to.clone(),
+            decided_at: Utc::now().trunc_subsecs(6),
+            reasons: Vec::new(),
+            rows: Vec::new(),
+        };
+        // A national list has a few distinct reasons: each is described once.
+        let mut reasons = frozen::ReasonTable::new();
         for ((label, rule, _), candidates) in groups.iter().zip(candidates) {
             let decided = cut(rule, candidates)
                 .map_err(|e| precondition("CUT_FAILED", "period", e.to_string()))?;
             let places = decided.places.unwrap_or(0);
-            decided_rows.extend(decided.rows.into_iter().map(|r| (label.clone(), places, r)));
-        }
-        // Whole microseconds: what both databases keep, so the list returned now is the list read
-        // back later.
-        let now = Utc::now().trunc_subsecs(6);
-        let models: Vec<advancement::Model> = decided_rows
-            .into_iter()
-            .map(|(label, places, row)| {
-                let (code, reason) = describe(&row);
-                let reason = match label {
-                    Some(group) => format!("[{group}] {reason}"),
-                    None => reason,
-                };
-                advancement::Model {
-                    championship_id: key.0.clone(),
-                    stage: key.1.clone(),
-                    period: key.2 as i32,
-                    rank: row.rank.map(|r| r as i32).unwrap_or(0),
+            list.rows.reserve(decided.rows.len());
+            for row in decided.rows {
+                let reason = reasons.intern((label.as_deref(), row.reason), |(label, why)| {
+                    let (code, reason) = describe(why);
+                    let reason = match label {
+                        Some(group) => format!("[{group}] {reason}"),
+                        None => reason,
+                    };
+                    (code.to_owned(), reason)
+                });
+                list.rows.push(frozen::FrozenRow {
+                    rank: row.rank.unwrap_or(0),
                     advanced: row.advanced,
                     points: row.candidate.points,
-                    wins: row.candidate.wins as i32,
-                    counted_games: row.candidate.counted_games as i32,
+                    wins: row.candidate.wins,
+                    counted_games: row.candidate.counted_games,
                     player_id: row.candidate.player,
+                    places,
                     reason,
-                    reason_code: code.to_owned(),
-                    to_stage: advance.to.clone(),
-                    places: places as i32,
-                    decided_at: now,
-                }
-            })
-            .collect();
+                });
+            }
+        }
+        list.reasons = reasons.reasons;
+        list.sort();
         let decided = started.elapsed();
-        // Written in primary-key order, so a million rows append to the table's B-tree instead of
-        // landing at random places in it; sorted by reference, so the rows stay in list order for
-        // the reply.
-        let mut by_player: Vec<&advancement::Model> = models.iter().collect();
-        by_player.sort_unstable_by(|a, b| a.player_id.cmp(&b.player_id));
         let txn = self.db.begin().await?;
-        store_advancement(&txn, &by_player).await?;
+        frozen::store(&txn, &list).await?;
         txn.commit().await?;
         let stored = started.elapsed();
         lock(&self.advanced).retain(|k, _| k.0 != key.0);
         // The list as `stored_advancement` reads it back, without reading it back.
-        let list = advancement_list(&key, models);
+        let list = list.to_pb();
         // Followers subscribed now get every row; with none, a million copies are not made for
         // nobody (one subscribing meanwhile follows from its subscription, as always).
         let followed = self.changes.receiver_count() > 0;
@@ -1207,13 +1223,13 @@ impl QualificationApi {
     }
 
     async fn stored_advancement(&self, key: &PeriodKey) -> Result<pb::AdvancementList> {
-        let rows = advancement::Entity::find()
-            .filter(advancement::Column::ChampionshipId.eq(&key.0))
-            .filter(advancement::Column::Stage.eq(&key.1))
-            .filter(advancement::Column::Period.eq(key.2 as i32))
-            .all(&self.db)
-            .await?;
-        Ok(advancement_list(key, rows))
+        Ok(match frozen::load(&self.db, key).await? {
+            Some(list) => list.to_pb(),
+            None => pb::AdvancementList {
+                period: Some(period_ref(key)),
+                ..Default::default()
+            },
+        })
     }
 
     async fn reset_impl(&self, caller: Caller, req: pb::ResetRequest) -> Result<pb::ResetAck> {
@@ -1531,8 +1547,8 @@ fn decider(d: &Decider) -> String {
 }
 
 /// A machine code and a sentence for why a player did or did not advance.
-fn describe(row: &CutRow) -> (&'static str, String) {
-    match &row.reason {
+fn describe(reason: &CutReason) -> (&'static str, String) {
+    match reason {
         CutReason::ReachedLine { min_points } => (
             "REACHED_LINE",
             format!("reached the line of {min_points} points"),
@@ -1997,122 +2013,5 @@ impl QualificationService for QualificationApi {
                 .await
                 .map_err(|e| Status::from(crate::error::QualificationError::from(e)))?;
         Ok(Response::new(page))
-    }
-}
-
-/// Advancement rows per INSERT statement. They travel as one JSON parameter, so no bind-parameter
-/// limit applies; this bounds the text built at once (a few MB) at a national period's size.
-const ADVANCEMENT_ROWS_PER_INSERT: usize = 50_000;
-
-/// Stores a frozen advancement list (a period's close, a knockout stage's last round), whose rows
-/// all share their period, target stage and decision time (places differ between a stage's
-/// groups, so they travel with each row).
-///
-/// A national period's list is a million rows. Bound one value at a time (14 per row) most of the
-/// time went into building and binding values, not into the database: here the per-row values
-/// travel as one JSON array per statement (`[player, rank, advanced, points, wins, counted games,
-/// reason, reason code, places]` per row) that the database unpacks itself, parsing the text once,
-/// not once per column (SQLite `jsonb_each`; PostgreSQL `jsonb_array_elements`, which took 1.17 s
-/// for 200,000 rows where `json_array_elements` took 2.0 s), and the shared values are bound once.
-async fn store_advancement<C: ConnectionTrait, M: std::borrow::Borrow<advancement::Model>>(
-    db: &C,
-    models: &[M],
-) -> Result<()> {
-    let Some(first) = models.first().map(M::borrow) else {
-        return Ok(());
-    };
-    debug_assert!(
-        models
-            .iter()
-            .map(M::borrow)
-            .all(|m| m.championship_id == first.championship_id
-                && m.stage == first.stage
-                && m.period == first.period
-                && m.to_stage == first.to_stage
-                && m.decided_at == first.decided_at)
-    );
-    let backend = db.get_database_backend();
-    let sql = match backend {
-        DbBackend::Postgres => {
-            "INSERT INTO qualification_advancement (championship_id, stage, period, player_id, \
-             rank, advanced, points, wins, counted_games, reason, reason_code, to_stage, places, \
-             decided_at) SELECT $1, $2, $3, r->>0, (r->>1)::integer, (r->>2)::boolean, \
-             (r->>3)::bigint, (r->>4)::integer, (r->>5)::integer, r->>6, r->>7, $4, \
-             (r->>8)::integer, $5 FROM jsonb_array_elements($6::jsonb) AS rows(r)"
-        }
-        _ => {
-            "INSERT INTO qualification_advancement (championship_id, stage, period, player_id, \
-             rank, advanced, points, wins, counted_games, reason, reason_code, to_stage, places, \
-             decided_at) SELECT ?1, ?2, ?3, r.value->>0, r.value->>1, r.value->>2, r.value->>3, \
-             r.value->>4, r.value->>5, r.value->>6, r.value->>7, ?4, r.value->>8, ?5 \
-             FROM jsonb_each(?6) AS r"
-        }
-    };
-    for chunk in models.chunks(ADVANCEMENT_ROWS_PER_INSERT) {
-        let rows: Vec<_> = chunk
-            .iter()
-            .map(M::borrow)
-            .map(|m| {
-                (
-                    &m.player_id,
-                    m.rank,
-                    m.advanced,
-                    m.points,
-                    m.wins,
-                    m.counted_games,
-                    &m.reason,
-                    &m.reason_code,
-                    m.places,
-                )
-            })
-            .collect();
-        let rows = serde_json::to_string(&rows)
-            .map_err(|e| sea_orm::DbErr::Custom(format!("advancement rows as JSON: {e}")))?;
-        db.execute_raw(Statement::from_sql_and_values(
-            backend,
-            sql,
-            [
-                first.championship_id.clone().into(),
-                first.stage.clone().into(),
-                first.period.into(),
-                first.to_stage.clone().into(),
-                first.decided_at.into(),
-                rows.into(),
-            ],
-        ))
-        .await?;
-    }
-    Ok(())
-}
-
-/// A period's advancement list from its stored rows, in list order: ranked players by rank (1, 2,
-/// …) and player id, then the unranked (rank 0) by player id.
-fn advancement_list(key: &PeriodKey, mut rows: Vec<advancement::Model>) -> pb::AdvancementList {
-    let order = |a: &advancement::Model, b: &advancement::Model| {
-        (a.rank == 0, a.rank, &a.player_id).cmp(&(b.rank == 0, b.rank, &b.player_id))
-    };
-    // A close's rows come in this order already (a stage without groups): checked, not re-sorted.
-    if !rows.is_sorted_by(|a, b| order(a, b).is_le()) {
-        rows.sort_unstable_by(order);
-    }
-    let first = rows.first();
-    pb::AdvancementList {
-        period: Some(period_ref(key)),
-        to_stage: first.map(|r| r.to_stage.clone()).unwrap_or_default(),
-        places: first.map(|r| r.places as u32).unwrap_or(0),
-        decided_at: first.map(|r| timestamp(r.decided_at)),
-        rows: rows
-            .into_iter()
-            .map(|r| pb::AdvancementRow {
-                player_id: r.player_id,
-                rank: r.rank as u32,
-                advanced: r.advanced,
-                points: r.points,
-                wins: r.wins as u32,
-                counted_games: r.counted_games as u32,
-                reason: r.reason,
-                reason_code: r.reason_code,
-            })
-            .collect(),
     }
 }

@@ -373,12 +373,16 @@ impl QualificationApi {
             ));
         }
         let now = Utc::now();
-        let qualifiers = advancement::Entity::find()
-            .filter(advancement::Column::ChampionshipId.eq(championship))
-            .filter(advancement::Column::ToStage.eq(&final_code))
-            .filter(advancement::Column::Advanced.eq(true))
-            .all(&self.db)
-            .await?;
+        // The final's qualifiers, by stage, period and player id.
+        let mut qualifiers: Vec<(String, String, i32, DateTime<Utc>)> = Vec::new();
+        for list in self.advanced_to(championship, &final_code).await? {
+            let (stage, period, at) = (&list.key.1, list.key.2 as i32, list.decided_at);
+            qualifiers.extend(
+                list.advanced()
+                    .map(|r| (r.player_id.clone(), stage.clone(), period, at)),
+            );
+        }
+        qualifiers.sort_unstable_by(|a, b| (&a.1, a.2, &a.0).cmp(&(&b.1, b.2, &b.0)));
         let seeds = seed::Entity::find()
             .filter(seed::Column::ChampionshipId.eq(championship))
             .filter(seed::Column::ToStage.eq(&final_code))
@@ -427,7 +431,7 @@ impl QualificationApi {
             .collect();
         let rows: Vec<finalist::Model> = qualifiers
             .into_iter()
-            .map(|a| (a.player_id, "QUALIFIER", a.stage, a.period, a.decided_at))
+            .map(|(player, stage, period, at)| (player, "QUALIFIER", stage, period, at))
             .chain(
                 seeds
                     .into_iter()
@@ -780,15 +784,16 @@ impl QualificationApi {
         gone: &finalist::Model,
         now: DateTime<Utc>,
     ) -> Result<Option<String>> {
-        let ranking = advancement::Entity::find()
-            .filter(advancement::Column::ChampionshipId.eq(&gone.championship_id))
-            .filter(advancement::Column::Stage.eq(&gone.stage))
-            .filter(advancement::Column::Period.eq(gone.period))
-            .filter(advancement::Column::Rank.gt(0))
-            .order_by_asc(advancement::Column::Rank)
-            .order_by_asc(advancement::Column::PlayerId)
-            .all(txn)
-            .await?;
+        // The stage and period's ranked players, in list order (by rank, then player id).
+        let key: PeriodKey = (
+            gone.championship_id.clone(),
+            gone.stage.clone(),
+            u32::try_from(gone.period).unwrap_or(0),
+        );
+        let ranking: Vec<frozen::FrozenRow> = frozen::load(txn, &key)
+            .await?
+            .map(|l| l.rows.into_iter().filter(|r| r.rank > 0).collect())
+            .unwrap_or_default();
         let on_list: HashSet<String> = finalist::Entity::find()
             .filter(finalist::Column::ChampionshipId.eq(&gone.championship_id))
             .all(txn)

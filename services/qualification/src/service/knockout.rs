@@ -637,40 +637,46 @@ impl QualificationApi {
                 );
             }
             out_in.extend(state.knocked_out().into_iter().map(|p| (p, key.2)));
-            let rows = advancing
+            // Each reason described once: the winners' (`None`), and each round's knocked out.
+            let mut reasons = frozen::ReasonTable::new();
+            let mut rows: Vec<frozen::FrozenRow> = Vec::new();
+            let winner_rows = advancing.iter().map(|p| (p.clone(), None));
+            let out_rows = out_in
                 .iter()
-                .map(|p| {
-                    let why = format!("won round {} of {} rounds", key.2, config.rounds);
-                    (p.clone(), true, why, "KNOCKOUT_WINNER")
-                })
-                .chain(
-                    out_in
-                        .iter()
-                        .filter(|(p, _)| !winners.contains(p))
-                        .map(|(p, r)| {
-                            let why = format!("knocked out in round {r}");
-                            (p.clone(), false, why, "KNOCKED_OUT")
-                        }),
-                );
-            let models: Vec<advancement::Model> = rows
-                .map(|(player, advanced, reason, code)| advancement::Model {
-                    championship_id: key.0.clone(),
-                    stage: key.1.clone(),
-                    period: 0,
+                .filter(|(p, _)| !winners.contains(p))
+                .map(|(p, r)| (p.clone(), Some(*r)));
+            for (player, out_in_round) in winner_rows.chain(out_rows) {
+                let reason = reasons.intern(out_in_round, |r| match r {
+                    None => (
+                        "KNOCKOUT_WINNER".to_owned(),
+                        format!("won round {} of {} rounds", key.2, config.rounds),
+                    ),
+                    Some(r) => (
+                        "KNOCKED_OUT".to_owned(),
+                        format!("knocked out in round {r}"),
+                    ),
+                });
+                let advanced = out_in_round.is_none();
+                rows.push(frozen::FrozenRow {
                     player_id: player,
-                    rank: i32::from(advanced),
+                    rank: u32::from(advanced),
                     advanced,
                     points: 0,
                     wins: 0,
                     counted_games: 0,
+                    places: quota,
                     reason,
-                    reason_code: code.into(),
-                    to_stage: to.clone(),
-                    places: quota as i32,
-                    decided_at: now,
-                })
-                .collect();
-            store_advancement(&txn, &models).await?;
+                });
+            }
+            let mut list = frozen::FrozenList {
+                key: (key.0.clone(), key.1.clone(), 0),
+                to_stage: to,
+                decided_at: now.trunc_subsecs(6),
+                reasons: reasons.reasons,
+                rows,
+            };
+            list.sort();
+            frozen::store(&txn, &list).await?;
         }
         Self::audit(
             &txn,

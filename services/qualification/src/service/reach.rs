@@ -64,17 +64,11 @@ impl QualificationApi {
                 .iter()
                 .any(|s| s.advance.as_ref().is_some_and(|a| a.to == stage.code));
             if fed {
-                ruwei.extend(
-                    advancement::Entity::find()
-                        .filter(advancement::Column::ChampionshipId.eq(championship))
-                        .filter(advancement::Column::ToStage.eq(&stage.code))
-                        .filter(advancement::Column::Advanced.eq(true))
-                        .filter(advancement::Column::PlayerId.is_in(ids.clone()))
-                        .all(&self.db)
-                        .await?
-                        .into_iter()
-                        .map(|a| a.player_id),
-                );
+                // The stage's entrants by advancement (and seeds), as its eligibility reads them.
+                let advanced = self
+                    .advanced_into(&preset, championship, &stage.code)
+                    .await?;
+                ruwei.extend(ids.iter().filter(|p| advanced.contains_key(*p)).cloned());
             } else {
                 ruwei.extend(
                     self.players_with_games(championship, &ids, Some(&stage.code))

@@ -96,14 +96,16 @@ impl QualificationApi {
             return Ok(view(existing));
         }
         // The feeding stage must be decided.
-        let rows = advancement::Entity::find()
-            .filter(advancement::Column::ChampionshipId.eq(&req.championship_id))
-            .filter(advancement::Column::Stage.eq(&feeding.code))
-            .all(&self.db)
-            .await?;
+        let lists = frozen::headers(
+            &self.db,
+            Condition::all()
+                .add(frozen_list::Column::ChampionshipId.eq(&req.championship_id))
+                .add(frozen_list::Column::Stage.eq(&feeding.code)),
+        )
+        .await?;
         let states = self.period_states(&req.championship_id).await?;
         let decided = if feeding.periods.is_empty() {
-            rows.iter().any(|r| r.period == 0)
+            lists.iter().any(|l| l.period == 0)
         } else {
             feeding
                 .periods
@@ -117,10 +119,11 @@ impl QualificationApi {
                 format!("{} is not decided yet", feeding.code),
             ));
         }
-        let qualifiers = rows
+        let qualifiers = lists
             .iter()
-            .filter(|r| r.advanced && r.to_stage == advance.to)
-            .count() as u32;
+            .filter(|l| l.to_stage == advance.to)
+            .map(|l| u32::try_from(l.advanced_count).unwrap_or(0))
+            .sum::<u32>();
         if qualifiers >= quota {
             return Err(precondition(
                 "QUOTA_FILLED",
