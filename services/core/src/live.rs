@@ -80,6 +80,8 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
+use crate::advancement::Candidate;
+
 use crate::scoring::{
     CountedResult, GameOutcome, OnlineRules, PeriodDays, PlayTime, Side, SideOutcome,
     judge_play_time, score_game,
@@ -1323,6 +1325,30 @@ impl LivePeriod {
             .map(|h| self.table.standing(h))
             .collect()
     }
+
+    /// Every shown player as a cut candidate, in no particular order (the cut orders them), with
+    /// when their current line reached `line` points; `excluded` marks the eliminated (R-ONL-3).
+    /// What a period's close needs from [`LivePeriod::standings`], without its sort by player id
+    /// and its per-game progression: a national period is a million players.
+    pub fn candidates(&self, line: Option<i64>) -> Vec<Candidate> {
+        let t = &self.table;
+        (0u32..)
+            .zip(&t.players)
+            .filter(|(_, p)| p.shown())
+            .map(|(h, state)| {
+                let key = t.key(h);
+                Candidate {
+                    player: t.name(h).to_owned(),
+                    points: key.points,
+                    wins: key.wins,
+                    counted_games: key.wins + state.losses + state.draws + key.escapes,
+                    total_game_secs: u64::try_from(key.game_time_ms / 1000).unwrap_or(0),
+                    reached_line_at: line.and_then(|line| t.reached(h, &key, line)),
+                    excluded: state.elimination.is_some(),
+                }
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -2087,6 +2113,25 @@ mod tests {
             let board = leaderboard(r, &ledger.standings(), tie_breaks, None);
             prop_assert_eq!(live.page(0, usize::MAX), board.rows.clone());
             prop_assert_eq!(live.standings(), ledger.standings());
+            // R-ADV: a close's candidates are the standings' rows, whatever the points line.
+            for line in [None, Some(2), Some(5)] {
+                let mut got = live.candidates(line);
+                got.sort_by(|a, b| a.player.cmp(&b.player));
+                let want: Vec<Candidate> = ledger
+                    .standings()
+                    .into_iter()
+                    .map(|row| Candidate {
+                        counted_games: row.counted_games(),
+                        total_game_secs: u64::try_from(row.game_time_ms / 1000).unwrap_or(0),
+                        reached_line_at: line.and_then(|l| row.reached_at(l)),
+                        excluded: row.eliminated,
+                        points: row.points,
+                        wins: row.wins,
+                        player: row.player,
+                    })
+                    .collect();
+                prop_assert_eq!(got, want);
+            }
             prop_assert_eq!(live.total(), board.rows.len());
             prop_assert_eq!(live.games_applied(), ledger.games.len() as u64);
             for p in ledger.players.keys() {

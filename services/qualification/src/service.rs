@@ -1069,13 +1069,12 @@ impl QualificationApi {
             self.set_period(&caller, &key, false, true).await?;
         }
         let started = std::time::Instant::now();
-        // The live period, caught up with every stored item: exact, since nothing more comes.
-        let standings = {
-            let (live, _) = self.live(&caller, &key).await?;
-            live.as_ref()
-                .map(|l| l.period.standings())
-                .unwrap_or_default()
-        };
+        // The live period, caught up with every stored item: exact, since nothing more comes. Its
+        // players as candidates, reaching the first group's points line (the other groups' lines,
+        // where they differ, are asked for below).
+        let lines: Vec<Option<i64>> = groups.iter().map(|(_, rule, _)| rule.min_points).collect();
+        let first_line = lines.first().copied().flatten();
+        let field = self.field(&caller, &key, first_line).await?;
         let cancelled: HashSet<String> = cancellation::Entity::find()
             .filter(cancellation::Column::ChampionshipId.eq(&key.0))
             .all(&self.db)
@@ -1087,7 +1086,7 @@ impl QualificationApi {
         // without groups ranks everyone in one (`None`: no lookup kept per player).
         let group_of: Option<HashMap<String, usize>> = if groups.len() > 1 || groups[0].0.is_some()
         {
-            let players: Vec<String> = standings.iter().map(|r| r.player.clone()).collect();
+            let players: Vec<String> = field.iter().map(|c| c.player.clone()).collect();
             let mut entries: HashMap<String, Vec<String>> = HashMap::new();
             for chunk in players.chunks(10_000) {
                 let response = self
@@ -1125,29 +1124,34 @@ impl QualificationApi {
         } else {
             None
         };
-        // Each group's candidates, the standings' rows moved into them (a million at national
-        // scale: nothing is copied that need not be).
+        // Each group's candidates, the field's rows moved into them (a million at national scale:
+        // nothing is copied that need not be). A group whose points line differs from the first
+        // group's takes its players from a field computed for its own line.
         let mut candidates: Vec<Vec<Candidate>> = vec![Vec::new(); groups.len()];
-        for row in standings {
-            let g = match &group_of {
-                None => 0,
-                Some(group_of) => match group_of.get(&row.player) {
-                    Some(&g) => g,
-                    None => continue,
-                },
-            };
-            let (Some(into), Some((_, rule, _))) = (candidates.get_mut(g), groups.get(g)) else {
-                continue;
-            };
-            into.push(Candidate {
-                counted_games: row.counted_games(),
-                total_game_secs: u64::try_from(row.game_time_ms / 1000).unwrap_or(0),
-                reached_line_at: rule.min_points.and_then(|line| row.reached_at(line)),
-                excluded: row.eliminated || cancelled.contains(&row.player),
-                points: row.points,
-                wins: row.wins,
-                player: row.player,
-            });
+        let mut fields = vec![(first_line, field)];
+        for &line in &lines {
+            if fields.iter().all(|(l, _)| *l != line) {
+                fields.push((line, self.field(&caller, &key, line).await?));
+            }
+        }
+        for (line, field) in fields {
+            for mut c in field {
+                let g = match &group_of {
+                    None => 0,
+                    Some(group_of) => match group_of.get(&c.player) {
+                        Some(&g) => g,
+                        None => continue,
+                    },
+                };
+                if lines.get(g) != Some(&line) {
+                    continue;
+                }
+                let Some(into) = candidates.get_mut(g) else {
+                    continue;
+                };
+                c.excluded |= cancelled.contains(&c.player);
+                into.push(c);
+            }
         }
         // Whole microseconds: what both databases keep, so the list returned now is the list read
         // back later.
@@ -1220,6 +1224,20 @@ impl QualificationApi {
             "period closed"
         );
         Ok(list)
+    }
+
+    /// Every player of a period as a cut candidate reaching `line` (the live period caught up).
+    async fn field(
+        &self,
+        caller: &Caller,
+        key: &PeriodKey,
+        line: Option<i64>,
+    ) -> Result<Vec<Candidate>> {
+        let (live, _) = self.live(caller, key).await?;
+        Ok(live
+            .as_ref()
+            .map(|l| l.period.candidates(line))
+            .unwrap_or_default())
     }
 
     async fn stored_advancement(&self, key: &PeriodKey) -> Result<pb::AdvancementList> {
