@@ -21,7 +21,7 @@ use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
 use sea_orm_migration::sea_orm::{ConnectionTrait, Statement, TransactionTrait};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
@@ -195,17 +195,15 @@ impl MigrationTrait for Migration {
             rows.sort_by(|a, b| {
                 (a.rank == 0, a.rank, &a.player_id).cmp(&(b.rank == 0, b.rank, &b.player_id))
             });
-            let mut reasons: Vec<(String, String)> = Vec::new();
+            let mut reasons: Vec<(&str, &str)> = Vec::new();
+            let mut index: HashMap<(&str, &str), usize> = HashMap::new();
             let mut reason_of = Vec::with_capacity(rows.len());
             for r in &rows {
-                let pair = (r.reason_code.clone(), r.reason.clone());
-                let i = match reasons.iter().position(|x| *x == pair) {
-                    Some(i) => i,
-                    None => {
-                        reasons.push(pair);
-                        reasons.len() - 1
-                    }
-                };
+                let pair = (r.reason_code.as_str(), r.reason.as_str());
+                let i = *index.entry(pair).or_insert_with(|| {
+                    reasons.push(pair);
+                    reasons.len() - 1
+                });
                 reason_of.push(i);
             }
             let body = json!({

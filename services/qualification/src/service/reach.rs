@@ -64,7 +64,8 @@ impl QualificationApi {
                 .iter()
                 .any(|s| s.advance.as_ref().is_some_and(|a| a.to == stage.code));
             if fed {
-                // The stage's entrants by advancement (and seeds), as its eligibility reads them.
+                // The stage's entrants by advancement and direct seeds, as its eligibility reads
+                // them (cached per replica).
                 let advanced = self
                     .advanced_into(&preset, championship, &stage.code)
                     .await?;
@@ -74,17 +75,17 @@ impl QualificationApi {
                     self.players_with_games(championship, &ids, Some(&stage.code))
                         .await?,
                 );
+                ruwei.extend(
+                    seed::Entity::find()
+                        .filter(seed::Column::ChampionshipId.eq(championship))
+                        .filter(seed::Column::ToStage.eq(&stage.code))
+                        .filter(seed::Column::PlayerId.is_in(ids.clone()))
+                        .all(&self.db)
+                        .await?
+                        .into_iter()
+                        .map(|s| s.player_id),
+                );
             }
-            ruwei.extend(
-                seed::Entity::find()
-                    .filter(seed::Column::ChampionshipId.eq(championship))
-                    .filter(seed::Column::ToStage.eq(&stage.code))
-                    .filter(seed::Column::PlayerId.is_in(ids.clone()))
-                    .all(&self.db)
-                    .await?
-                    .into_iter()
-                    .map(|s| s.player_id),
-            );
         }
         let online = self.players_with_games(championship, &ids, None).await?;
         Ok(pb::GetReachResponse {
