@@ -42,6 +42,8 @@ pub struct RegistrationApi {
     >,
     /// Added to the machine's clock (development and tests only; see `Settings`).
     clock_offset: chrono::Duration,
+    /// When bulk imports last had the imported tables analyzed (`import::ImportStatistics`).
+    import_statistics: std::sync::Arc<std::sync::Mutex<import::ImportStatistics>>,
 }
 
 impl RegistrationApi {
@@ -50,6 +52,7 @@ impl RegistrationApi {
             db,
             qualification: None,
             clock_offset: chrono::Duration::zero(),
+            import_statistics: Default::default(),
         }
     }
 
