@@ -63,6 +63,14 @@ async fn legacy_rows(db: &impl ConnectionTrait) -> Vec<Legacy> {
     .collect()
 }
 
+/// The position of the migration that moved per-player rows into frozen lists.
+fn frozen_lists_migration() -> usize {
+    Migrator::migrations()
+        .iter()
+        .position(|m| m.name() == "m20261204_000001_qualification_frozen_lists")
+        .expect("the frozen-list migration is in the migrator")
+}
+
 /// Frozen advancement lists: up moves per-player rows into one header and chunk per list, in list
 /// order with each reason stored once; down moves them back unchanged.
 #[tokio::test]
@@ -72,7 +80,8 @@ async fn frozen_lists_move_per_player_rows_and_back() {
         std::fs::create_dir_all(&dir).expect("data dir");
         let (url, _dropper) = fresh_database(&backend, &dir).await;
         let db = qiwang_infra::db::connect(&url).await.expect("connect");
-        let before_frozen = Migrator::migrations().len() as u32 - 1;
+        let frozen = frozen_lists_migration();
+        let before_frozen = frozen as u32;
         Migrator::up(&db, Some(before_frozen))
             .await
             .expect("migrate to the per-player form");
@@ -117,7 +126,7 @@ async fn frozen_lists_move_per_player_rows_and_back() {
         let legacy = legacy_rows(&db).await;
         assert_eq!(legacy.len(), LEGACY.len(), "{backend}");
 
-        Migrator::up(&db, None).await.expect("migrate up");
+        Migrator::up(&db, Some(1)).await.expect("migrate up");
         let heads = db
             .query_all_raw(Statement::from_string(
                 db.get_database_backend(),
