@@ -366,9 +366,17 @@ pub fn cut(rule: &PointsRule, candidates: Vec<Candidate>) -> Result<AdvancementC
     }
     drop(seen);
     let needed = rule.min_counted_games.max(1);
-    let (mut ranked, mut unranked): (Vec<Candidate>, Vec<Candidate>) = candidates
-        .into_iter()
-        .partition(|c| !c.excluded && c.counted_games >= needed);
+    // Both sides sized for all: capacity that is never written costs no memory, while a vector
+    // grown by doubling copies a million candidates into fresh pages several times over.
+    let mut ranked = Vec::with_capacity(candidates.len());
+    let mut unranked = Vec::with_capacity(candidates.len());
+    for c in candidates {
+        if !c.excluded && c.counted_games >= needed {
+            ranked.push(c);
+        } else {
+            unranked.push(c);
+        }
+    }
     // Player ids are unique (checked above), so both orders are total and an unstable sort gives
     // the one result.
     ranked.sort_unstable_by(|a, b| compare_chain(rule, a, b).then_with(|| a.player.cmp(&b.player)));

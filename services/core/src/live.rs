@@ -1332,22 +1332,27 @@ impl LivePeriod {
     /// and its per-game progression: a national period is a million players.
     pub fn candidates(&self, line: Option<i64>) -> Vec<Candidate> {
         let t = &self.table;
-        (0u32..)
-            .zip(&t.players)
-            .filter(|(_, p)| p.shown())
-            .map(|(h, state)| {
-                let key = t.key(h);
-                Candidate {
-                    player: t.name(h).to_owned(),
-                    points: key.points,
-                    wins: key.wins,
-                    counted_games: key.wins + state.losses + state.draws + key.escapes,
-                    total_game_secs: u64::try_from(key.game_time_ms / 1000).unwrap_or(0),
-                    reached_line_at: line.and_then(|line| t.reached(h, &key, line)),
-                    excluded: state.elimination.is_some(),
-                }
-            })
-            .collect()
+        // Sized up front: a national period has a million players, and a vector grown by doubling
+        // would copy them into freshly faulted pages several times over.
+        let mut candidates = Vec::with_capacity(t.players.len());
+        candidates.extend(
+            (0u32..)
+                .zip(&t.players)
+                .filter(|(_, p)| p.shown())
+                .map(|(h, state)| {
+                    let key = t.key(h);
+                    Candidate {
+                        player: t.name(h).to_owned(),
+                        points: key.points,
+                        wins: key.wins,
+                        counted_games: key.wins + state.losses + state.draws + key.escapes,
+                        total_game_secs: u64::try_from(key.game_time_ms / 1000).unwrap_or(0),
+                        reached_line_at: line.and_then(|line| t.reached(h, &key, line)),
+                        excluded: state.elimination.is_some(),
+                    }
+                }),
+        );
+        candidates
     }
 }
 
