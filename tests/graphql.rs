@@ -755,6 +755,40 @@ async fn r_onl_2_r_adv_1_leaderboard_with_own_row_and_the_cut_through_graphql() 
             again["data"]["advancement"]["toStage"], "jinji",
             "{backend}: {again}"
         );
+        // A page at a time: one row, then the rest from its token.
+        let query = "query($p: PeriodInput!, $t: String) { advancement(period: $p, pageSize: 1, pageToken: $t) { totalRows advancedCount nextPageToken rows { playerId } } }";
+        let token = app.token(Role::Player, &ids[2]);
+        let first = app
+            .graphql(Some(&token), query, json!({ "p": period, "t": null }))
+            .await;
+        let page = &first["data"]["advancement"];
+        assert_eq!(
+            (page["totalRows"].as_u64(), page["advancedCount"].as_u64()),
+            (Some(rows.len() as u64), Some(1)),
+            "{backend}: {first}"
+        );
+        assert_eq!(
+            page["rows"][0]["playerId"], rows[0]["playerId"],
+            "{backend}"
+        );
+        let second = app
+            .graphql(
+                Some(&token),
+                query,
+                json!({ "p": period, "t": page["nextPageToken"] }),
+            )
+            .await;
+        assert_eq!(
+            second["data"]["advancement"]["rows"][0]["playerId"], rows[1]["playerId"],
+            "{backend}: {second}"
+        );
+        let refused = app
+            .graphql(Some(&token), query, json!({ "p": period, "t": "r999" }))
+            .await;
+        assert_eq!(
+            refused["errors"][0]["extensions"]["code"], "INVALID_ARGUMENT",
+            "{backend}: {refused}"
+        );
         app.stop().await;
     }
 }

@@ -390,6 +390,60 @@ async fn r_adv_10_xiangqi_2022_ruwei_full_tie_at_place_23_all_advance() {
             "{backend}: {}",
             a26.reason
         );
+        // The frozen list a page at a time: the pages, in order, are the list; totals on each.
+        assert_eq!(
+            (
+                list.total_rows,
+                list.advanced_count,
+                list.next_page_token.as_str()
+            ),
+            (list.rows.len() as u32, 25, ""),
+            "{backend}: a small list's first page is all of it"
+        );
+        let setup = &s;
+        let page = move |size: u32, token: &str| {
+            let request = q::AdvancementPageRequest {
+                period: Some(setup.period("ruwei", 1)),
+                page_size: size,
+                page_token: token.to_owned(),
+            };
+            async move {
+                let mut client = setup.client().await;
+                client
+                    .list_advancement(with_token(&setup.org, request))
+                    .await
+            }
+        };
+        let (mut paged, mut token, mut pages) = (Vec::new(), String::new(), 0);
+        loop {
+            let p = page(5, &token).await.expect("page").into_inner();
+            assert!(p.rows.len() <= 5, "{backend}");
+            assert_eq!(
+                (p.total_rows, p.advanced_count, p.places),
+                (list.total_rows, 25, 23),
+                "{backend}: every page carries the whole list's totals"
+            );
+            paged.extend(p.rows);
+            pages += 1;
+            if p.next_page_token.is_empty() {
+                break;
+            }
+            token = p.next_page_token;
+        }
+        assert_eq!(
+            paged, list.rows,
+            "{backend}: the pages are the list, in order"
+        );
+        assert_eq!(pages, list.rows.len().div_ceil(5), "{backend}");
+        for (size, token, field) in [
+            (10_001, "", "page_size"),
+            (5, "nonsense", "page_token"),
+            (5, "r33", "page_token"),
+        ] {
+            let e = page(size, token).await.expect_err("refused");
+            assert_eq!(e.code(), tonic::Code::InvalidArgument, "{backend}: {e:?}");
+            assert!(e.message().contains(field), "{backend}: {}", e.message());
+        }
         s.app.stop().await;
     }
 }

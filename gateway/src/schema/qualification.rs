@@ -74,8 +74,14 @@ pub struct AdvancementList {
     pub to_stage: String,
     /// 0 = a points line without a top N.
     pub places: u32,
+    /// This page's rows, in list order.
     pub rows: Vec<AdvancementRow>,
     pub decided_at: Option<String>,
+    /// The whole list's rows and advanced players.
+    pub total_rows: u32,
+    pub advanced_count: u32,
+    /// Pass to `advancement(pageToken:)` for the next page; null on the last page.
+    pub next_page_token: Option<String>,
 }
 
 impl From<pb::AdvancementList> for AdvancementList {
@@ -101,6 +107,9 @@ impl From<pb::AdvancementList> for AdvancementList {
                 })
                 .collect(),
             decided_at: rfc3339(a.decided_at),
+            total_rows: a.total_rows,
+            advanced_count: a.advanced_count,
+            next_page_token: (!a.next_page_token.is_empty()).then_some(a.next_page_token),
         }
     }
 }
@@ -376,17 +385,27 @@ impl QualificationQuery {
         })
     }
 
-    /// A closed period's frozen cut, each player with the reason.
+    /// A closed period's frozen cut, each player with the reason, a page at a time in list order
+    /// (`pageSize` 1-10,000, default 1,000; `pageToken` from the previous page).
     async fn advancement(
         &self,
         ctx: &Context<'_>,
         period: PeriodInput,
+        page_size: Option<u32>,
+        page_token: Option<String>,
     ) -> GqlResult<AdvancementList> {
         let caller = viewer(ctx)?;
         let a = services(ctx)
             .qualification
             .clone()
-            .get_advancement(authed(caller, period.to_pb()))
+            .list_advancement(authed(
+                caller,
+                pb::AdvancementPageRequest {
+                    period: Some(period.to_pb()),
+                    page_size: page_size.unwrap_or(0),
+                    page_token: page_token.unwrap_or_default(),
+                },
+            ))
             .await
             .map_err(gql)?;
         Ok(a.into_inner().into())

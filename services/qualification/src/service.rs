@@ -964,11 +964,12 @@ impl QualificationApi {
         Ok(period_state(&key, true, false))
     }
 
+    /// Closes a period and returns its frozen list (the RPC returns its first page).
     async fn close_period_impl(
         &self,
         caller: Caller,
         req: pb::PeriodRef,
-    ) -> Result<pb::AdvancementList> {
+    ) -> Result<frozen::FrozenList> {
         require(&caller, &[Role::Organizer])?;
         let key = Self::period_key(Some(&req))?;
         let was_closed = match self.period_row(&key).await? {
@@ -984,7 +985,7 @@ impl QualificationApi {
         };
         // Closed without a stored list (a crash between the two steps): computed now.
         if was_closed && let Some(stored) = frozen::load(&self.db, &key).await? {
-            return Ok(stored.to_pb());
+            return Ok(stored);
         }
         let preset = self.preset(&caller, &key.0).await?;
         let stage = online_stage(&preset, &key)?;
@@ -1105,6 +1106,9 @@ impl QualificationApi {
             }
         }
         for (line, field) in fields {
+            if let [only] = candidates.as_mut_slice() {
+                only.reserve(field.len());
+            }
             for mut c in field {
                 let g = match &group_of {
                     None => 0,
@@ -1168,29 +1172,28 @@ impl QualificationApi {
         txn.commit().await?;
         let stored = started.elapsed();
         lock(&self.advanced).retain(|k, _| k.0 != key.0);
-        // The list as `stored_advancement` reads it back, without reading it back.
-        let list = list.to_pb();
         // Followers subscribed now get every row; with none, a million copies are not made for
         // nobody (one subscribing meanwhile follows from its subscription, as always).
-        let followed = self.changes.receiver_count() > 0;
-        for row in list.rows.iter().filter(|_| followed) {
-            let _ = self.changes.send((
-                key.0.clone(),
-                pb::Change {
-                    kind: Some(pb::change::Kind::Advancement(row.clone())),
-                    at: Some(period_ref(&key)),
-                },
-            ));
+        if self.changes.receiver_count() > 0 {
+            for row in list.page(0, list.rows.len())?.rows {
+                let _ = self.changes.send((
+                    key.0.clone(),
+                    pb::Change {
+                        kind: Some(pb::change::Kind::Advancement(row)),
+                        at: Some(period_ref(&key)),
+                    },
+                ));
+            }
         }
         tracing::info!(
             championship = %key.0,
             stage = %key.1,
             period = key.2,
             rows = list.rows.len(),
-            advanced = list.rows.iter().filter(|r| r.advanced).count(),
+            advanced = list.advanced().count(),
             decided_seconds = decided.as_secs_f64(),
             stored_seconds = (stored - decided).as_secs_f64(),
-            listed_seconds = (started.elapsed() - stored).as_secs_f64(),
+            followed_seconds = (started.elapsed() - stored).as_secs_f64(),
             "period closed"
         );
         Ok(list)
@@ -1210,14 +1213,44 @@ impl QualificationApi {
             .unwrap_or_default())
     }
 
-    async fn stored_advancement(&self, key: &PeriodKey) -> Result<pb::AdvancementList> {
-        Ok(match frozen::load(&self.db, key).await? {
-            Some(list) => list.to_pb(),
-            None => pb::AdvancementList {
-                period: Some(period_ref(key)),
+    /// A page of a frozen list: a closed period's, or with period 0 a knockout stage's.
+    async fn advancement_page(
+        &self,
+        period: Option<&pb::PeriodRef>,
+        offset: usize,
+        size: usize,
+    ) -> Result<pb::AdvancementList> {
+        if let Some(r) = period
+            && r.period == 0
+            && !r.championship_id.is_empty()
+            && !r.stage.is_empty()
+        {
+            // Period 0: a stage decided as a whole (a knockout's frozen list, once its last
+            // round is closed).
+            let key = (r.championship_id.clone(), r.stage.clone(), 0);
+            return match frozen::load_page(&self.db, &key, offset, size).await? {
+                Some(page) if page.total_rows > 0 => Ok(page),
+                _ => Err(precondition(
+                    "STAGE_NOT_DECIDED",
+                    "period",
+                    "period 0 is a knockout stage's list, which exists once its last round is closed",
+                )),
+            };
+        }
+        let key = Self::period_key(period)?;
+        if !self.period_row(&key).await?.is_some_and(|p| p.closed) {
+            return Err(precondition(
+                "PERIOD_NOT_CLOSED",
+                "period",
+                "the advancement list exists once the period is closed",
+            ));
+        }
+        Ok(frozen::load_page(&self.db, &key, offset, size)
+            .await?
+            .unwrap_or_else(|| pb::AdvancementList {
+                period: Some(period_ref(&key)),
                 ..Default::default()
-            },
-        })
+            }))
     }
 
     async fn reset_impl(&self, caller: Caller, req: pb::ResetRequest) -> Result<pb::ResetAck> {
@@ -1782,36 +1815,31 @@ impl QualificationService for QualificationApi {
 
     async fn close_period(&self, request: Request<pb::PeriodRef>) -> Reply<pb::AdvancementList> {
         let caller = auth::caller(&request)?;
-        reply(self.close_period_impl(caller, request.into_inner()).await)
+        reply(
+            self.close_period_impl(caller, request.into_inner())
+                .await
+                .and_then(|list| list.page(0, frozen::PAGE_ROWS)),
+        )
     }
 
     async fn get_advancement(&self, request: Request<pb::PeriodRef>) -> Reply<pb::AdvancementList> {
         auth::caller(&request)?;
+        reply(
+            self.advancement_page(Some(request.get_ref()), 0, frozen::PAGE_ROWS)
+                .await,
+        )
+    }
+
+    async fn list_advancement(
+        &self,
+        request: Request<pb::AdvancementPageRequest>,
+    ) -> Reply<pb::AdvancementList> {
+        auth::caller(&request)?;
+        let r = request.get_ref();
         let result = async {
-            let r = request.get_ref();
-            if r.period == 0 && !r.championship_id.is_empty() && !r.stage.is_empty() {
-                // Period 0: a stage decided as a whole (a knockout's frozen list, once its last
-                // round is closed).
-                let key = (r.championship_id.clone(), r.stage.clone(), 0);
-                let list = self.stored_advancement(&key).await?;
-                if list.rows.is_empty() {
-                    return Err(precondition(
-                        "STAGE_NOT_DECIDED",
-                        "period",
-                        "period 0 is a knockout stage's list, which exists once its last round is closed",
-                    ));
-                }
-                return Ok(list);
-            }
-            let key = Self::period_key(Some(request.get_ref()))?;
-            if !self.period_row(&key).await?.is_some_and(|p| p.closed) {
-                return Err(precondition(
-                    "PERIOD_NOT_CLOSED",
-                    "period",
-                    "the advancement list exists once the period is closed",
-                ));
-            }
-            self.stored_advancement(&key).await
+            let size = frozen::page_size(r.page_size)?;
+            let offset = frozen::page_offset(&r.page_token)?;
+            self.advancement_page(r.period.as_ref(), offset, size).await
         };
         reply(result.await)
     }

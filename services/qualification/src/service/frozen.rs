@@ -23,6 +23,43 @@ use crate::entity::{frozen_chunk, frozen_list};
 /// Rows per stored chunk: a chunk is about 2 MB at national scale.
 const ROWS_PER_CHUNK: usize = 65_536;
 
+/// Rows of a page when the caller names no size (and of the first page `ClosePeriod` and
+/// `GetAdvancement` return).
+pub(super) const PAGE_ROWS: usize = 1_000;
+/// The most rows one page may hold: a page of a national list stays well inside gRPC's default
+/// 4 MB message limit, which the whole list (about 70 MB at a million players) does not.
+pub(super) const MAX_PAGE_ROWS: usize = 10_000;
+
+/// Where a page starts, as the API carries it: opaque to callers (here, the offset of the
+/// page's first row; a frozen list never changes, so an offset names the same rows forever).
+pub(super) fn page_token(offset: usize) -> String {
+    format!("r{offset}")
+}
+
+/// The offset a page token names; the empty token is the top of the list.
+pub(super) fn page_offset(token: &str) -> Result<usize> {
+    if token.is_empty() {
+        return Ok(0);
+    }
+    token
+        .strip_prefix('r')
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|n| token == page_token(*n))
+        .ok_or_else(|| invalid("page_token", "is not a token this list gave"))
+}
+
+/// The number of rows a page request asks for: 0 is the default, more than the most is refused.
+pub(super) fn page_size(requested: u32) -> Result<usize> {
+    match requested as usize {
+        0 => Ok(PAGE_ROWS),
+        n if n <= MAX_PAGE_ROWS => Ok(n),
+        _ => Err(invalid(
+            "page_size",
+            format!("at most {MAX_PAGE_ROWS} rows per page"),
+        )),
+    }
+}
+
 /// One player's line of a frozen list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct FrozenRow {
@@ -107,21 +144,46 @@ impl FrozenList {
         self.rows.iter().filter(|r| r.advanced)
     }
 
-    /// The list as the API shows it; `places` is the first row's (a stage's groups may differ).
-    pub fn to_pb(&self) -> pb::AdvancementList {
+    /// The page of `size` rows from `offset` as the API shows it (`offset` past the end is
+    /// refused: the list never grows, so no token of it points there).
+    pub fn page(&self, offset: usize, size: usize) -> Result<pb::AdvancementList> {
+        let total = self.rows.len();
+        if offset > total {
+            return Err(invalid("page_token", "points past the end of the list"));
+        }
+        let rows = &self.rows[offset..(offset + size).min(total)];
+        Ok(self.page_of(
+            rows,
+            self.rows.first().map_or(0, |r| r.places),
+            offset,
+            total,
+            self.advanced().count(),
+        ))
+    }
+
+    /// `rows` (from `offset` of a list of `total` rows, `advanced` of them advanced) as the API
+    /// shows them; `places` is the list's first row's (a stage's groups may differ).
+    fn page_of(
+        &self,
+        rows: &[FrozenRow],
+        places: u32,
+        offset: usize,
+        total: usize,
+        advanced: usize,
+    ) -> pb::AdvancementList {
         let reason = |r: &FrozenRow| {
             self.reasons
                 .get(r.reason as usize)
                 .cloned()
                 .unwrap_or_default()
         };
+        let end = offset + rows.len();
         pb::AdvancementList {
             period: Some(period_ref(&self.key)),
             to_stage: self.to_stage.clone(),
-            places: self.rows.first().map(|r| r.places).unwrap_or(0),
+            places,
             decided_at: Some(timestamp(self.decided_at)),
-            rows: self
-                .rows
+            rows: rows
                 .iter()
                 .map(|r| {
                     let (reason_code, reason) = reason(r);
@@ -137,6 +199,13 @@ impl FrozenList {
                     }
                 })
                 .collect(),
+            total_rows: u32::try_from(total).unwrap_or(u32::MAX),
+            advanced_count: u32::try_from(advanced).unwrap_or(u32::MAX),
+            next_page_token: if end < total {
+                page_token(end)
+            } else {
+                String::new()
+            },
         }
     }
 }
@@ -206,26 +275,49 @@ pub(super) async fn headers<C: ConnectionTrait>(
     Ok(frozen_list::Entity::find().filter(filter).all(db).await?)
 }
 
-/// Reads the list behind `header` in full.
-pub(super) async fn read<C: ConnectionTrait>(
-    db: &C,
-    header: frozen_list::Model,
-) -> Result<FrozenList> {
-    let key: PeriodKey = (
-        header.championship_id,
-        header.stage,
+fn header_key(header: &frozen_list::Model) -> PeriodKey {
+    (
+        header.championship_id.clone(),
+        header.stage.clone(),
         u32::try_from(header.period).unwrap_or(0),
-    );
-    let chunks = frozen_chunk::Entity::find()
+    )
+}
+
+/// The header's list with no rows: what every page shares.
+fn empty_list(header: frozen_list::Model) -> Result<FrozenList> {
+    let key = header_key(&header);
+    let reasons: Vec<(String, String)> = decode(&key, "reasons", &header.reasons)?;
+    Ok(FrozenList {
+        key,
+        to_stage: header.to_stage,
+        decided_at: header.decided_at,
+        reasons,
+        rows: Vec::new(),
+    })
+}
+
+/// The stored chunks `chunks` (all when `None`) of the list behind `header`, in order, each as
+/// (chunk number, its rows); `reasons` is the list's reason count (to check the rows' indexes).
+async fn read_chunks<C: ConnectionTrait>(
+    db: &C,
+    header: &frozen_list::Model,
+    chunks: Option<Vec<i32>>,
+    reasons: usize,
+) -> Result<Vec<(i32, Vec<FrozenRow>)>> {
+    let key = header_key(header);
+    let mut query = frozen_chunk::Entity::find()
         .filter(frozen_chunk::Column::ChampionshipId.eq(&key.0))
         .filter(frozen_chunk::Column::Stage.eq(&key.1))
-        .filter(frozen_chunk::Column::Period.eq(header.period))
+        .filter(frozen_chunk::Column::Period.eq(header.period));
+    if let Some(numbers) = chunks {
+        query = query.filter(frozen_chunk::Column::Chunk.is_in(numbers));
+    }
+    let stored = query
         .order_by_asc(frozen_chunk::Column::Chunk)
         .all(db)
         .await?;
-    let reasons: Vec<(String, String)> = decode(&key, "reasons", &header.reasons)?;
-    let mut rows = Vec::with_capacity(usize::try_from(header.row_count).unwrap_or(0));
-    for c in chunks {
+    let mut out = Vec::with_capacity(stored.len());
+    for c in stored {
         let chunk: Chunk<String> = decode(&key, "chunk", &c.body)?;
         let n = chunk.players.len();
         let lengths = [
@@ -237,39 +329,89 @@ pub(super) async fn read<C: ConnectionTrait>(
             chunk.places.len(),
             chunk.reasons.len(),
         ];
-        if lengths.iter().any(|&l| l != n)
-            || chunk.reasons.iter().any(|&r| r as usize >= reasons.len())
-        {
+        if lengths.iter().any(|&l| l != n) || chunk.reasons.iter().any(|&r| r as usize >= reasons) {
             return Err(sea_orm::DbErr::Custom(format!(
                 "frozen list {}/{}/{}: chunk {} has ragged columns or unknown reasons",
                 key.0, key.1, key.2, c.chunk
             ))
             .into());
         }
-        rows.extend(
-            chunk
-                .players
-                .into_iter()
-                .enumerate()
-                .map(|(i, player_id)| FrozenRow {
-                    player_id,
-                    rank: chunk.ranks[i],
-                    advanced: chunk.advanced[i] != 0,
-                    points: chunk.points[i],
-                    wins: chunk.wins[i],
-                    counted_games: chunk.counted[i],
-                    places: chunk.places[i],
-                    reason: chunk.reasons[i],
-                }),
-        );
+        let rows = chunk
+            .players
+            .into_iter()
+            .enumerate()
+            .map(|(i, player_id)| FrozenRow {
+                player_id,
+                rank: chunk.ranks[i],
+                advanced: chunk.advanced[i] != 0,
+                points: chunk.points[i],
+                wins: chunk.wins[i],
+                counted_games: chunk.counted[i],
+                places: chunk.places[i],
+                reason: chunk.reasons[i],
+            })
+            .collect();
+        out.push((c.chunk, rows));
     }
-    Ok(FrozenList {
-        key,
-        to_stage: header.to_stage,
-        decided_at: header.decided_at,
-        reasons,
-        rows,
-    })
+    Ok(out)
+}
+
+/// Reads the list behind `header` in full.
+pub(super) async fn read<C: ConnectionTrait>(
+    db: &C,
+    header: frozen_list::Model,
+) -> Result<FrozenList> {
+    let rows = usize::try_from(header.row_count).unwrap_or(0);
+    let mut list = empty_list(header.clone())?;
+    let chunks = read_chunks(db, &header, None, list.reasons.len()).await?;
+    list.rows.reserve(rows);
+    for (_, rows) in chunks {
+        list.rows.extend(rows);
+    }
+    Ok(list)
+}
+
+/// One page of the list of `key` (`None` when no list is decided there), reading only the chunks
+/// the page's rows are in, and the first chunk for the list's `places`.
+pub(super) async fn load_page<C: ConnectionTrait>(
+    db: &C,
+    key: &PeriodKey,
+    offset: usize,
+    size: usize,
+) -> Result<Option<pb::AdvancementList>> {
+    let Some(header) =
+        frozen_list::Entity::find_by_id((key.0.clone(), key.1.clone(), key.2 as i32))
+            .one(db)
+            .await?
+    else {
+        return Ok(None);
+    };
+    let total = usize::try_from(header.row_count).unwrap_or(0);
+    let advanced = usize::try_from(header.advanced_count).unwrap_or(0);
+    if offset > total {
+        return Err(invalid("page_token", "points past the end of the list"));
+    }
+    let end = (offset + size).min(total);
+    let mut wanted: Vec<i32> = vec![0];
+    if end > offset {
+        let (first, last) = (offset / ROWS_PER_CHUNK, (end - 1) / ROWS_PER_CHUNK);
+        wanted.extend((first..=last).filter(|&c| c > 0).map(|c| c as i32));
+    }
+    let list = empty_list(header.clone())?;
+    let chunks = read_chunks(db, &header, Some(wanted), list.reasons.len()).await?;
+    let places = chunks
+        .first()
+        .and_then(|(n, rows)| (*n == 0).then(|| rows.first().map(|r| r.places)))
+        .flatten()
+        .unwrap_or(0);
+    let mut rows = Vec::with_capacity(end - offset);
+    for (n, chunk) in chunks {
+        let start = usize::try_from(n).unwrap_or(0) * ROWS_PER_CHUNK;
+        let from = offset.saturating_sub(start).min(chunk.len());
+        let to = end.saturating_sub(start).min(chunk.len());
+        rows.extend(chunk.into_iter().take(to).skip(from));
+    }
+    Ok(Some(list.page_of(&rows, places, offset, total, advanced)))
 }
 
 /// The list of one period (or of a knockout stage, period 0), if decided.
@@ -301,6 +443,7 @@ pub(super) async fn load_all<C: ConnectionTrait>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sea_orm::{Database, Schema};
 
     fn row(player: &str, rank: u32, advanced: bool, reason: u32) -> FrozenRow {
         FrozenRow {
@@ -349,5 +492,96 @@ mod tests {
         assert_eq!(ids, [0, 1, 0, 0, 1, 2]);
         assert_eq!(described, 3);
         assert_eq!(table.reasons[1], ("C4".to_owned(), "reason 4".to_owned()));
+    }
+
+    /// A list over three chunks, its first row with places of its own (as a stage's first group).
+    fn list(rows: usize) -> FrozenList {
+        FrozenList {
+            key: ("c1".into(), "haixuan".into(), 1),
+            to_stage: "ruwei".into(),
+            decided_at: DateTime::from_timestamp(1_780_000_000, 0).expect("instant"),
+            reasons: vec![
+                ("WITHIN_PLACES".into(), "inside".into()),
+                ("OUTSIDE_PLACES".into(), "outside".into()),
+            ],
+            rows: (0..rows)
+                .map(|i| FrozenRow {
+                    player_id: format!("p{i:07}"),
+                    rank: i as u32 + 1,
+                    advanced: i < 1_000,
+                    points: 1_000_000 - i as i64,
+                    wins: (i % 50) as u32,
+                    counted_games: (i % 60) as u32,
+                    places: if i == 0 { 38 } else { 30 },
+                    reason: u32::from(i >= 1_000),
+                })
+                .collect(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_page_reads_only_its_chunks_and_equals_the_same_page_of_the_whole_list() {
+        let db = Database::connect("sqlite::memory:").await.expect("sqlite");
+        let schema = Schema::new(db.get_database_backend());
+        for table in [
+            schema.create_table_from_entity(frozen_list::Entity),
+            schema.create_table_from_entity(frozen_chunk::Entity),
+        ] {
+            db.execute(&table).await.expect("table");
+        }
+        let rows = 2 * ROWS_PER_CHUNK + 18_928;
+        let whole = list(rows);
+        store(&db, &whole).await.expect("store");
+        assert_eq!(
+            load(&db, &whole.key).await.expect("load"),
+            Some(whole.clone())
+        );
+        for (offset, size) in [
+            (0, PAGE_ROWS),
+            (ROWS_PER_CHUNK - 6, 10),
+            (ROWS_PER_CHUNK, 1),
+            (2 * ROWS_PER_CHUNK - 2, MAX_PAGE_ROWS),
+            (rows - 1, 5),
+            (rows, 5),
+        ] {
+            let page = load_page(&db, &whole.key, offset, size)
+                .await
+                .expect("page")
+                .expect("decided");
+            assert_eq!(
+                page,
+                whole.page(offset, size).expect("page"),
+                "{offset}+{size}"
+            );
+            assert_eq!(
+                (page.places, page.total_rows, page.advanced_count),
+                (38, rows as u32, 1_000),
+                "{offset}+{size}: the whole list's places and totals on every page"
+            );
+            let end = (offset + size).min(rows);
+            assert_eq!(page.rows.len(), end - offset);
+            assert_eq!(
+                page_offset(&page.next_page_token).expect("token"),
+                if end < rows { end } else { 0 },
+            );
+        }
+        assert!(load_page(&db, &whole.key, rows + 1, 5).await.is_err());
+        assert!(whole.page(rows + 1, 5).is_err());
+        let undecided = ("c1".to_owned(), "haixuan".to_owned(), 2);
+        assert_eq!(load_page(&db, &undecided, 0, 5).await.expect("read"), None);
+    }
+
+    #[test]
+    fn page_tokens_round_trip_and_foreign_ones_are_refused() {
+        for offset in [0, 1, 65_536, 999_999] {
+            assert_eq!(page_offset(&page_token(offset)).expect("token"), offset);
+        }
+        assert_eq!(page_offset("").expect("top"), 0);
+        for foreign in ["r", "r-1", "r01", "x5", "r5 ", "5"] {
+            assert!(page_offset(foreign).is_err(), "{foreign:?}");
+        }
+        assert_eq!(page_size(0).expect("default"), PAGE_ROWS);
+        assert_eq!(page_size(10_000).expect("most"), MAX_PAGE_ROWS);
+        assert!(page_size(10_001).is_err());
     }
 }
