@@ -371,8 +371,25 @@ pub(super) async fn read<C: ConnectionTrait>(
     Ok(list)
 }
 
+/// The places of a list's first row, without decoding the rest of its first chunk's rows.
+async fn first_places<C: ConnectionTrait>(db: &C, key: &PeriodKey) -> Result<u32> {
+    #[derive(Deserialize)]
+    struct Places {
+        places: Vec<u32>,
+    }
+    let Some(first) =
+        frozen_chunk::Entity::find_by_id((key.0.clone(), key.1.clone(), key.2 as i32, 0))
+            .one(db)
+            .await?
+    else {
+        return Ok(0);
+    };
+    let chunk: Places = decode(key, "chunk", &first.body)?;
+    Ok(chunk.places.first().copied().unwrap_or(0))
+}
+
 /// One page of the list of `key` (`None` when no list is decided there), reading only the chunks
-/// the page's rows are in, and the first chunk for the list's `places`.
+/// the page's rows are in, and the first chunk's `places` column for the list's `places`.
 pub(super) async fn load_page<C: ConnectionTrait>(
     db: &C,
     key: &PeriodKey,
@@ -392,18 +409,19 @@ pub(super) async fn load_page<C: ConnectionTrait>(
         return Err(invalid("page_token", "points past the end of the list"));
     }
     let end = (offset + size).min(total);
-    let mut wanted: Vec<i32> = vec![0];
-    if end > offset {
-        let (first, last) = (offset / ROWS_PER_CHUNK, (end - 1) / ROWS_PER_CHUNK);
-        wanted.extend((first..=last).filter(|&c| c > 0).map(|c| c as i32));
-    }
+    let wanted: Vec<i32> = if end > offset {
+        (offset / ROWS_PER_CHUNK..=(end - 1) / ROWS_PER_CHUNK)
+            .map(|c| c as i32)
+            .collect()
+    } else {
+        Vec::new()
+    };
     let list = empty_list(header.clone())?;
     let chunks = read_chunks(db, &header, Some(wanted), list.reasons.len()).await?;
-    let places = chunks
-        .first()
-        .and_then(|(n, rows)| (*n == 0).then(|| rows.first().map(|r| r.places)))
-        .flatten()
-        .unwrap_or(0);
+    let places = match chunks.first() {
+        Some((0, rows)) => rows.first().map_or(0, |r| r.places),
+        _ => first_places(db, &list.key).await?,
+    };
     let mut rows = Vec::with_capacity(end - offset);
     for (n, chunk) in chunks {
         let start = usize::try_from(n).unwrap_or(0) * ROWS_PER_CHUNK;
