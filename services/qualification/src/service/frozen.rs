@@ -243,6 +243,9 @@ pub(super) async fn store<C: ConnectionTrait>(db: &C, list: &FrozenList) -> Resu
     })
     .exec(db)
     .await?;
+    // One statement for all chunks: each statement is a round trip, and on PostgreSQL one larger
+    // than a TCP segment may wait on the server's delayed ACK (see `insert_games`).
+    let mut stored = Vec::with_capacity(chunks.len());
     for (n, rows) in chunks.enumerate() {
         let chunk = Chunk {
             players: rows.iter().map(|r| r.player_id.as_str()).collect(),
@@ -254,15 +257,18 @@ pub(super) async fn store<C: ConnectionTrait>(db: &C, list: &FrozenList) -> Resu
             places: rows.iter().map(|r| r.places).collect(),
             reasons: rows.iter().map(|r| r.reason).collect(),
         };
-        frozen_chunk::Entity::insert(frozen_chunk::ActiveModel {
+        stored.push(frozen_chunk::ActiveModel {
             championship_id: Set(championship.clone()),
             stage: Set(stage.clone()),
             period: Set(period),
             chunk: Set(n as i32),
             body: Set(encode("chunk", &chunk)?),
-        })
-        .exec(db)
-        .await?;
+        });
+    }
+    if !stored.is_empty() {
+        frozen_chunk::Entity::insert_many(stored)
+            .exec_without_returning(db)
+            .await?;
     }
     Ok(())
 }
