@@ -1,6 +1,6 @@
 //! Frozen advancement lists (晋级名单): a closed period's cut, or a knockout stage's outcome.
 //!
-//! A list never changes once decided and is read whole or from its top, never one player at a
+//! A list never changes once decided and is read whole or a page at a time, never one player at a
 //! time by the database, so it is stored once rather than once per player: a header row
 //! (`frozen_list`: target stage, decision time, counts, the list's distinct reasons) and its rows
 //! in list order as columnar JSON chunks of [`ROWS_PER_CHUNK`] (`frozen_chunk`):
@@ -243,8 +243,7 @@ pub(super) async fn store<C: ConnectionTrait>(db: &C, list: &FrozenList) -> Resu
     })
     .exec(db)
     .await?;
-    // One statement for all chunks: each statement is a round trip, and on PostgreSQL one larger
-    // than a TCP segment may wait on the server's delayed ACK (see `insert_games`).
+    // One statement for all chunks: each statement is a round trip.
     let mut stored = Vec::with_capacity(chunks.len());
     for (n, rows) in chunks.enumerate() {
         let chunk = Chunk {
@@ -415,15 +414,13 @@ pub(super) async fn load_page<C: ConnectionTrait>(
         return Err(invalid("page_token", "points past the end of the list"));
     }
     let end = (offset + size).min(total);
-    let wanted: Vec<i32> = if end > offset {
-        (offset / ROWS_PER_CHUNK..=(end - 1) / ROWS_PER_CHUNK)
-            .map(|c| c as i32)
-            .collect()
+    let list = empty_list(header.clone())?;
+    let chunks = if end > offset {
+        let wanted = (offset / ROWS_PER_CHUNK..=(end - 1) / ROWS_PER_CHUNK).map(|c| c as i32);
+        read_chunks(db, &header, Some(wanted.collect()), list.reasons.len()).await?
     } else {
         Vec::new()
     };
-    let list = empty_list(header.clone())?;
-    let chunks = read_chunks(db, &header, Some(wanted), list.reasons.len()).await?;
     let places = match chunks.first() {
         Some((0, rows)) => rows.first().map_or(0, |r| r.places),
         _ => first_places(db, &list.key).await?,
