@@ -243,8 +243,6 @@ pub(super) async fn store<C: ConnectionTrait>(db: &C, list: &FrozenList) -> Resu
     })
     .exec(db)
     .await?;
-    // One statement for all chunks: each statement is a round trip.
-    let mut stored = Vec::with_capacity(chunks.len());
     for (n, rows) in chunks.enumerate() {
         let chunk = Chunk {
             players: rows.iter().map(|r| r.player_id.as_str()).collect(),
@@ -256,18 +254,15 @@ pub(super) async fn store<C: ConnectionTrait>(db: &C, list: &FrozenList) -> Resu
             places: rows.iter().map(|r| r.places).collect(),
             reasons: rows.iter().map(|r| r.reason).collect(),
         };
-        stored.push(frozen_chunk::ActiveModel {
+        frozen_chunk::Entity::insert(frozen_chunk::ActiveModel {
             championship_id: Set(championship.clone()),
             stage: Set(stage.clone()),
             period: Set(period),
             chunk: Set(n as i32),
             body: Set(encode("chunk", &chunk)?),
-        });
-    }
-    if !stored.is_empty() {
-        frozen_chunk::Entity::insert_many(stored)
-            .exec_without_returning(db)
-            .await?;
+        })
+        .exec(db)
+        .await?;
     }
     Ok(())
 }
