@@ -1406,29 +1406,52 @@ async fn insert_games(
     }
     let backend = txn.get_database_backend();
     let statements = if backend == sea_orm::DbBackend::Postgres {
-        let column = |f: &dyn Fn(&game::Model) -> sea_orm::Value| -> sea_orm::Value {
-            let values: Vec<sea_orm::Value> = rows.iter().map(f).collect();
-            let kind = values
-                .first()
-                .map(sea_orm::Value::array_type)
-                .unwrap_or(sea_orm::sea_query::ArrayType::String);
-            sea_orm::Value::Array(kind, Some(Box::new(values)))
-        };
-        let values = vec![
-            column(&|r| r.championship_id.clone().into()),
-            column(&|r| r.platform.clone().into()),
-            column(&|r| r.game_id.clone().into()),
-            column(&|r| r.stage.clone().into()),
-            column(&|r| r.period.into()),
-            column(&|r| r.first_player.clone().into()),
-            column(&|r| r.second_player.clone().into()),
-            column(&|r| r.started_at.into()),
-            column(&|r| r.ended_at.into()),
-            column(&|r| r.report.clone().into()),
-            column(&|r| r.content_hash.clone().into()),
-            column(&|r| r.reported_at.into()),
-            column(&|r| r.seq.into()),
+        use sea_orm::sea_query::ArrayType;
+        // The rows moved into one array per column (in the statement's column order).
+        let kinds = [
+            ArrayType::String,
+            ArrayType::String,
+            ArrayType::String,
+            ArrayType::String,
+            ArrayType::Int,
+            ArrayType::String,
+            ArrayType::String,
+            ArrayType::ChronoDateTimeUtc,
+            ArrayType::ChronoDateTimeUtc,
+            ArrayType::Bytes,
+            ArrayType::String,
+            ArrayType::ChronoDateTimeUtc,
+            ArrayType::BigInt,
         ];
+        let mut columns: Vec<Vec<sea_orm::Value>> = kinds
+            .iter()
+            .map(|_| Vec::with_capacity(rows.len()))
+            .collect();
+        for r in rows {
+            let row: [sea_orm::Value; 13] = [
+                r.championship_id.into(),
+                r.platform.into(),
+                r.game_id.into(),
+                r.stage.into(),
+                r.period.into(),
+                r.first_player.into(),
+                r.second_player.into(),
+                r.started_at.into(),
+                r.ended_at.into(),
+                r.report.into(),
+                r.content_hash.into(),
+                r.reported_at.into(),
+                r.seq.into(),
+            ];
+            for (column, value) in columns.iter_mut().zip(row) {
+                column.push(value);
+            }
+        }
+        let values: Vec<sea_orm::Value> = kinds
+            .into_iter()
+            .zip(columns)
+            .map(|(kind, column)| sea_orm::Value::Array(kind, Some(Box::new(column))))
+            .collect();
         vec![sea_orm::Statement::from_sql_and_values(
             backend,
             "INSERT INTO qualification_games (championship_id, platform, game_id, stage, period, \
