@@ -844,7 +844,9 @@ impl QualificationApi {
         } else {
             (!req.viewer_player_id.is_empty()).then(|| req.viewer_player_id.clone())
         };
-        let (live, _) = self.live(&caller, &key).await?;
+        let (live, _) = self
+            .live(&caller, &key, live::Freshness::Leaderboard)
+            .await?;
         let live = live
             .as_ref()
             .ok_or_else(|| QualificationError::NotFound("the period's standings".into()))?;
@@ -872,7 +874,9 @@ impl QualificationApi {
         if req.player_id.is_empty() {
             return Err(invalid("player_id", "is required"));
         }
-        let (live, _) = self.live(&caller, &key).await?;
+        let (live, _) = self
+            .live(&caller, &key, live::Freshness::Leaderboard)
+            .await?;
         live.as_ref()
             .and_then(|l| l.period.row(&req.player_id))
             .as_ref()
@@ -1206,7 +1210,7 @@ impl QualificationApi {
         key: &PeriodKey,
         line: Option<i64>,
     ) -> Result<Vec<Candidate>> {
-        let (live, _) = self.live(caller, key).await?;
+        let (live, _) = self.live(caller, key, live::Freshness::Exact).await?;
         Ok(live
             .as_ref()
             .map(|l| l.period.candidates(line))
