@@ -58,6 +58,10 @@ impl TieCriterion {
 
     /// `Less` when `a` ranks before `b` on this criterion.
     pub fn compare(self, a: &Candidate, b: &Candidate) -> Ordering {
+        self.compare_values(&ChainValues::of(a), &ChainValues::of(b))
+    }
+
+    fn compare_values(self, a: &ChainValues, b: &ChainValues) -> Ordering {
         match self {
             TieCriterion::MoreWins => b.wins.cmp(&a.wins),
             TieCriterion::LowerAverageGameTime => {
@@ -73,6 +77,37 @@ impl TieCriterion {
                 (None, None) => Ordering::Equal,
             },
         }
+    }
+}
+
+/// What points and the tie chain compare of a candidate, by value.
+#[derive(Debug, Clone, Copy)]
+struct ChainValues {
+    points: i64,
+    wins: u32,
+    counted_games: u32,
+    total_game_secs: u64,
+    reached_line_at: Option<DateTime<Utc>>,
+}
+
+impl ChainValues {
+    fn of(c: &Candidate) -> ChainValues {
+        ChainValues {
+            points: c.points,
+            wins: c.wins,
+            counted_games: c.counted_games,
+            total_game_secs: c.total_game_secs,
+            reached_line_at: c.reached_line_at,
+        }
+    }
+
+    /// Points first (higher first), then the tie chain.
+    fn compare(&self, rule: &PointsRule, other: &ChainValues) -> Ordering {
+        rule.tie_chain
+            .iter()
+            .fold(other.points.cmp(&self.points), |o, t| {
+                o.then_with(|| t.compare_values(self, other))
+            })
     }
 }
 
@@ -325,20 +360,285 @@ pub enum CutError {
 
 /// Points first (higher first), then the tie chain.
 fn compare_chain(rule: &PointsRule, a: &Candidate, b: &Candidate) -> Ordering {
-    rule.tie_chain.iter().fold(b.points.cmp(&a.points), |o, t| {
-        o.then_with(|| t.compare(a, b))
-    })
+    ChainValues::of(a).compare(rule, &ChainValues::of(b))
 }
 
 /// The first key (points, then each criterion) on which `a` and `b` differ.
-fn decider(rule: &PointsRule, a: &Candidate, b: &Candidate) -> Decider {
+fn decider(rule: &PointsRule, a: &ChainValues, b: &ChainValues) -> Decider {
     if a.points != b.points {
         return Decider::Points;
     }
     rule.tie_chain
         .iter()
-        .find(|t| t.compare(a, b) != Ordering::Equal)
+        .find(|t| t.compare_values(a, b) != Ordering::Equal)
         .map_or(Decider::Points, |t| Decider::Tie(*t))
+}
+
+/// A player the verdicts of a cut refer to: the first out, the last in, the head of the tie.
+#[derive(Debug, Clone)]
+struct Landmark {
+    player: String,
+    values: ChainValues,
+}
+
+impl Landmark {
+    fn of(c: &Candidate) -> Landmark {
+        Landmark {
+            player: c.player.clone(),
+            values: ChainValues::of(c),
+        }
+    }
+}
+
+/// How the eligible field's rows (ranked, over the line: `0..eligible` in rank order) are judged,
+/// decided once per cut from its shape.
+#[derive(Debug)]
+enum Plan {
+    /// Every eligible row alike.
+    All(bool, CutReason),
+    /// A clean cut between rows `n − 1` and `n`.
+    Clean {
+        places: u32,
+        n: usize,
+        first_out: Landmark,
+        last_in: Landmark,
+    },
+    /// The players tied with the N-th, rows `lo..hi`, straddle the cut.
+    Tie {
+        places: u32,
+        lo: usize,
+        hi: usize,
+        group_head: Landmark,
+        /// Whom the rows after the tie are behind: its last row when the tie advances together,
+        /// else its head.
+        behind: Landmark,
+        together: bool,
+        undecided_places: u32,
+    },
+}
+
+impl Plan {
+    /// `ranked` in rank order, `eligible` its eligible prefix.
+    fn new(rule: &PointsRule, ranked: &[Candidate], eligible: usize) -> Plan {
+        let Some(places) = rule.top_n else {
+            return Plan::All(
+                true,
+                match rule.min_points {
+                    Some(min_points) => CutReason::ReachedLine { min_points },
+                    None => CutReason::WholeFieldAdvances {
+                        field: count(eligible),
+                        places: count(eligible),
+                    },
+                },
+            );
+        };
+        let n = usize::try_from(places).unwrap_or(usize::MAX);
+        if n == 0 {
+            return Plan::All(false, CutReason::NoPlaces);
+        }
+        if eligible <= n {
+            return Plan::All(
+                true,
+                CutReason::WholeFieldAdvances {
+                    field: count(eligible),
+                    places,
+                },
+            );
+        }
+        // The tied group [lo, hi) of the N-th player (index n − 1).
+        let at_cut = &ranked[n - 1];
+        let same = |c: &Candidate| compare_chain(rule, c, at_cut) == Ordering::Equal;
+        let lo = ranked[..n]
+            .iter()
+            .rposition(|c| !same(c))
+            .map_or(0, |i| i + 1);
+        let hi = n + ranked[n..eligible].iter().take_while(|c| same(c)).count();
+        if hi == n {
+            return Plan::Clean {
+                places,
+                n,
+                first_out: Landmark::of(&ranked[n]),
+                last_in: Landmark::of(&ranked[n - 1]),
+            };
+        }
+        let together = rule.ties_advance_together;
+        Plan::Tie {
+            places,
+            lo,
+            hi,
+            group_head: Landmark::of(&ranked[lo]),
+            behind: Landmark::of(if together {
+                &ranked[hi - 1]
+            } else {
+                &ranked[lo]
+            }),
+            together,
+            undecided_places: if together { 0 } else { count(n - lo) },
+        }
+    }
+
+    /// The verdict on eligible row `i`, whose values are `c`.
+    fn verdict(&self, rule: &PointsRule, i: usize, c: &ChainValues) -> (bool, CutReason) {
+        let within = |places: u32, of: &Landmark| {
+            (
+                true,
+                CutReason::WithinPlaces {
+                    places,
+                    ahead_of: of.player.clone(),
+                    by: decider(rule, c, &of.values),
+                },
+            )
+        };
+        let outside = |places: u32, of: &Landmark| {
+            (
+                false,
+                CutReason::OutsidePlaces {
+                    places,
+                    behind: of.player.clone(),
+                    by: decider(rule, c, &of.values),
+                },
+            )
+        };
+        match self {
+            Plan::All(advanced, reason) => (*advanced, reason.clone()),
+            Plan::Clean {
+                places,
+                n,
+                first_out,
+                last_in,
+            } => {
+                if i < *n {
+                    within(*places, first_out)
+                } else {
+                    outside(*places, last_in)
+                }
+            }
+            Plan::Tie {
+                places,
+                lo,
+                hi,
+                group_head,
+                behind,
+                together,
+                undecided_places,
+            } => {
+                let tied = count(hi - lo);
+                if i < *lo {
+                    within(*places, group_head)
+                } else if i >= *hi {
+                    outside(*places, behind)
+                } else if *together {
+                    (
+                        true,
+                        CutReason::TiedAtCut {
+                            places: *places,
+                            tied,
+                        },
+                    )
+                } else {
+                    (
+                        false,
+                        CutReason::UndecidedTie {
+                            places_left: *undecided_places,
+                            tied,
+                        },
+                    )
+                }
+            }
+        }
+    }
+}
+
+/// A ranked candidate as the cut's sort sees it: what [`compare_chain`] compares, inline, and the
+/// player id's first bytes after the prefix every ranked id shares. Sorting these, not the
+/// candidates, reads no string and follows no pointer unless two players tie on all of it: a
+/// national period sorts a million, mostly tied on points (xiangqi-2022 海选 has no tie chain, so
+/// the player id decides most comparisons, and ids made in bulk share a long prefix).
+#[derive(Debug, Clone, Copy)]
+struct SortKey {
+    chain: ChainValues,
+    /// Big-endian, zero-padded: ordered as the id's bytes are, up to a tie on these 16.
+    id_head: u128,
+    /// The candidate's index in the unsorted list.
+    index: u32,
+}
+
+impl SortKey {
+    fn new(c: &Candidate, shared_prefix: usize, index: usize) -> SortKey {
+        let mut head = [0u8; 16];
+        let rest = c.player.as_bytes().get(shared_prefix..).unwrap_or_default();
+        let n = rest.len().min(16);
+        head[..n].copy_from_slice(&rest[..n]);
+        SortKey {
+            chain: ChainValues::of(c),
+            id_head: u128::from_be_bytes(head),
+            index: count(index),
+        }
+    }
+}
+
+/// The length of the prefix every candidate's player id shares (in bytes).
+fn shared_id_prefix(candidates: &[Candidate]) -> usize {
+    let Some(first) = candidates.first() else {
+        return 0;
+    };
+    let first = first.player.as_bytes();
+    candidates.iter().fold(first.len(), |shared, c| {
+        first[..shared]
+            .iter()
+            .zip(c.player.as_bytes())
+            .take_while(|(a, b)| a == b)
+            .count()
+    })
+}
+
+/// Sorts the ranked candidates by points, the tie chain and player id (a total order: ids are
+/// unique), through their [`SortKey`]s.
+fn sort_ranked(rule: &PointsRule, mut ranked: Vec<Candidate>) -> Vec<Candidate> {
+    let shared = shared_id_prefix(&ranked);
+    let mut keys: Vec<SortKey> = ranked
+        .iter()
+        .enumerate()
+        .map(|(i, c)| SortKey::new(c, shared, i))
+        .collect();
+    let player = |k: &SortKey| {
+        ranked
+            .get(k.index as usize)
+            .map_or("", |c| c.player.as_str())
+    };
+    keys.sort_unstable_by(|a, b| {
+        a.chain
+            .compare(rule, &b.chain)
+            .then_with(|| a.id_head.cmp(&b.id_head))
+            .then_with(|| player(a).cmp(player(b)))
+    });
+    let mut order: Vec<u32> = keys.iter().map(|k| k.index).collect();
+    drop(keys);
+    apply_order(&mut ranked, &mut order);
+    ranked
+}
+
+/// Rearranges `items` so that position i holds what was at `order[i]` (a permutation), in place
+/// cycle by cycle: no second list of a million candidates is made. `order` is used up.
+fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
+    for start in 0..order.len() {
+        let mut at = start;
+        loop {
+            let from = order.get(at).map_or(start, |&f| f as usize);
+            if from == at {
+                break;
+            }
+            // Done with this position: it ends the cycle when met again.
+            if let Some(o) = order.get_mut(at) {
+                *o = count(at);
+            }
+            if from == start {
+                break;
+            }
+            items.swap(at, from);
+            at = from;
+        }
+    }
 }
 
 fn count(n: usize) -> u32 {
@@ -366,163 +666,62 @@ pub fn cut(rule: &PointsRule, candidates: Vec<Candidate>) -> Result<AdvancementC
     }
     drop(seen);
     let needed = rule.min_counted_games.max(1);
-    // Both sides sized for all: capacity that is never written costs no memory, while a vector
-    // grown by doubling copies a million candidates into fresh pages several times over.
-    let mut ranked = Vec::with_capacity(candidates.len());
-    let mut unranked = Vec::with_capacity(candidates.len());
-    for c in candidates {
-        if !c.excluded && c.counted_games >= needed {
-            ranked.push(c);
-        } else {
-            unranked.push(c);
+    // Ranked first, in place: only the unranked (few) move to a list of their own. A national
+    // period is a million candidates, and each list of them is ~90 MB of fresh memory.
+    let mut ranked = candidates;
+    let mut in_front = 0;
+    for i in 0..ranked.len() {
+        if ranked
+            .get(i)
+            .is_some_and(|c| !c.excluded && c.counted_games >= needed)
+        {
+            ranked.swap(i, in_front);
+            in_front += 1;
         }
     }
+    let mut unranked = ranked.split_off(in_front);
     // Player ids are unique (checked above), so both orders are total and an unstable sort gives
     // the one result.
-    ranked.sort_unstable_by(|a, b| compare_chain(rule, a, b).then_with(|| a.player.cmp(&b.player)));
+    let ranked = sort_ranked(rule, ranked);
     unranked.sort_unstable_by(|a, b| a.player.cmp(&b.player));
-
-    let mut ranks = Vec::with_capacity(ranked.len());
-    for (i, c) in ranked.iter().enumerate() {
-        let rank = match (i.checked_sub(1).and_then(|p| ranked.get(p)), ranks.last()) {
-            (Some(prev), Some(&r)) if compare_chain(rule, prev, c) == Ordering::Equal => r,
-            _ => count(i + 1),
-        };
-        ranks.push(rank);
-    }
 
     // The eligible field is a prefix, since points rank first.
     let eligible = rule.min_points.map_or(ranked.len(), |m| {
         ranked.iter().take_while(|c| c.points >= m).count()
     });
+    let plan = Plan::new(rule, &ranked, eligible);
+    let undecided_places = match &plan {
+        Plan::Tie {
+            undecided_places, ..
+        } => *undecided_places,
+        _ => 0,
+    };
 
-    let mut reasons: Vec<(bool, CutReason)> = Vec::with_capacity(ranked.len());
-    let mut undecided_places = 0;
-    match rule.top_n {
-        None => {
-            for _ in 0..eligible {
-                reasons.push(match rule.min_points {
-                    Some(min_points) => (true, CutReason::ReachedLine { min_points }),
-                    None => (
-                        true,
-                        CutReason::WholeFieldAdvances {
-                            field: count(eligible),
-                            places: count(eligible),
-                        },
-                    ),
-                });
-            }
-        }
-        Some(places) => {
-            let n = usize::try_from(places).unwrap_or(usize::MAX);
-            if n == 0 {
-                reasons.extend((0..eligible).map(|_| (false, CutReason::NoPlaces)));
-            } else if eligible <= n {
-                reasons.extend((0..eligible).map(|_| {
-                    (
-                        true,
-                        CutReason::WholeFieldAdvances {
-                            field: count(eligible),
-                            places,
-                        },
-                    )
-                }));
-            } else {
-                // The tied group [lo, hi) of the N-th player (index n − 1).
-                let at_cut = &ranked[n - 1];
-                let same = |c: &Candidate| compare_chain(rule, c, at_cut) == Ordering::Equal;
-                let lo = ranked[..n]
-                    .iter()
-                    .rposition(|c| !same(c))
-                    .map_or(0, |i| i + 1);
-                let hi = n + ranked[n..eligible].iter().take_while(|c| same(c)).count();
-                if hi == n {
-                    // A clean cut between n − 1 and n.
-                    let first_out = &ranked[n];
-                    let last_in = &ranked[n - 1];
-                    for (i, c) in ranked[..eligible].iter().enumerate() {
-                        reasons.push(if i < n {
-                            (
-                                true,
-                                CutReason::WithinPlaces {
-                                    places,
-                                    ahead_of: first_out.player.clone(),
-                                    by: decider(rule, c, first_out),
-                                },
-                            )
-                        } else {
-                            (
-                                false,
-                                CutReason::OutsidePlaces {
-                                    places,
-                                    behind: last_in.player.clone(),
-                                    by: decider(rule, c, last_in),
-                                },
-                            )
-                        });
-                    }
-                } else {
-                    let tied = count(hi - lo);
-                    let group_head = &ranked[lo];
-                    let behind = if rule.ties_advance_together {
-                        &ranked[hi - 1]
-                    } else {
-                        group_head
-                    };
-                    if !rule.ties_advance_together {
-                        undecided_places = count(n - lo);
-                    }
-                    for (i, c) in ranked[..eligible].iter().enumerate() {
-                        reasons.push(if i < lo {
-                            (
-                                true,
-                                CutReason::WithinPlaces {
-                                    places,
-                                    ahead_of: group_head.player.clone(),
-                                    by: decider(rule, c, group_head),
-                                },
-                            )
-                        } else if i < hi {
-                            if rule.ties_advance_together {
-                                (true, CutReason::TiedAtCut { places, tied })
-                            } else {
-                                (
-                                    false,
-                                    CutReason::UndecidedTie {
-                                        places_left: undecided_places,
-                                        tied,
-                                    },
-                                )
-                            }
-                        } else {
-                            (
-                                false,
-                                CutReason::OutsidePlaces {
-                                    places,
-                                    behind: behind.player.clone(),
-                                    by: decider(rule, c, behind),
-                                },
-                            )
-                        });
-                    }
-                }
-            }
-        }
-    }
-    if let Some(min_points) = rule.min_points {
-        reasons
-            .extend((eligible..ranked.len()).map(|_| (false, CutReason::BelowLine { min_points })));
-    }
-
+    // One pass: each ranked row moves into its line with its rank and verdict, so a national cut
+    // makes no list of ranks or of reasons beside its rows.
     let mut rows: Vec<CutRow> = Vec::with_capacity(ranked.len() + unranked.len());
-    rows.extend(ranked.into_iter().zip(ranks).zip(reasons).map(
-        |((candidate, rank), (advanced, reason))| CutRow {
+    let mut previous: Option<(ChainValues, u32)> = None;
+    rows.extend(ranked.into_iter().enumerate().map(|(i, candidate)| {
+        let values = ChainValues::of(&candidate);
+        let rank = match previous {
+            Some((p, r)) if p.compare(rule, &values) == Ordering::Equal => r,
+            _ => count(i + 1),
+        };
+        previous = Some((values, rank));
+        let (advanced, reason) = if i < eligible {
+            plan.verdict(rule, i, &values)
+        } else {
+            // Only a points line leaves players out of the eligible field.
+            let min_points = rule.min_points.unwrap_or_default();
+            (false, CutReason::BelowLine { min_points })
+        };
+        CutRow {
             candidate,
             rank: Some(rank),
             advanced,
             reason,
-        },
-    ));
+        }
+    }));
     rows.extend(unranked.into_iter().map(|c| CutRow {
         reason: if c.excluded {
             CutReason::Excluded
@@ -901,6 +1100,30 @@ pub(crate) mod tests {
             tie_chain: chain.to_vec(),
             ties_advance_together: true,
         }
+    }
+
+    #[test]
+    fn an_order_is_applied_in_place_cycle_by_cycle() {
+        let mut items = vec!['a', 'b', 'c', 'd', 'e', 'f'];
+        // Cycles (0 3 1), (2), (4 5).
+        let mut order = vec![3, 0, 2, 1, 5, 4];
+        apply_order(&mut items, &mut order);
+        assert_eq!(items, vec!['d', 'a', 'c', 'b', 'f', 'e']);
+        let mut none: Vec<char> = Vec::new();
+        apply_order(&mut none, &mut []);
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn the_shared_id_prefix_is_measured_in_bytes() {
+        let field = |ids: &[&str]| ids.iter().map(|p| cand(p, 0, 0, 1)).collect::<Vec<_>>();
+        assert_eq!(
+            shared_id_prefix(&field(&["pl_01ab", "pl_01ac", "pl_02"])),
+            4
+        );
+        assert_eq!(shared_id_prefix(&field(&["pl_01", "pl_01x"])), 5);
+        assert_eq!(shared_id_prefix(&field(&["棋王a", "棋王b"])), "棋王".len());
+        assert_eq!(shared_id_prefix(&[]), 0);
     }
 
     /// The official preset names.
@@ -1657,6 +1880,32 @@ pub(crate) mod tests {
                 let tied = c.rows.iter().any(|x| matches!(x.reason, CutReason::TiedAtCut { .. }));
                 prop_assert!(advanced <= n || tied);
             }
+        }
+
+        #[test]
+        fn reading_every_cut_orders_the_ranked_by_chain_then_player_id_bytes(
+            r in rule_strategy(),
+            field in candidate_strategy(),
+            ids in prop::collection::vec("(pl_0123456789abcdef)?[ab\\x00]{0,20}", 30),
+        ) {
+            // Ids sharing long prefixes, of any length, tied beyond the 16 bytes the sort keys
+            // hold: the order is still the chain, then the ids' bytes.
+            let mut seen = HashSet::new();
+            let field: Vec<Candidate> = field
+                .into_iter()
+                .zip(ids)
+                .filter(|(_, id)| seen.insert(id.clone()))
+                .map(|(c, player)| Candidate { player, ..c })
+                .collect();
+            let c = cut(&r, field.clone()).expect("cut");
+            let needed = r.min_counted_games.max(1);
+            let mut expected: Vec<Candidate> = field
+                .into_iter()
+                .filter(|c| !c.excluded && c.counted_games >= needed)
+                .collect();
+            expected.sort_by(|a, b| compare_chain(&r, a, b).then_with(|| a.player.cmp(&b.player)));
+            let got: Vec<&Candidate> = c.rows.iter().filter(|x| x.rank.is_some()).map(|x| &x.candidate).collect();
+            prop_assert_eq!(got, expected.iter().collect::<Vec<_>>());
         }
 
         #[test]

@@ -1050,6 +1050,7 @@ impl QualificationApi {
         let lines: Vec<Option<i64>> = groups.iter().map(|(_, rule, _)| rule.min_points).collect();
         let first_line = lines.first().copied().flatten();
         let field = self.field(&caller, &key, first_line).await?;
+        let fielded = started.elapsed();
         let cancelled: HashSet<String> = cancellation::Entity::find()
             .filter(cancellation::Column::ChampionshipId.eq(&key.0))
             .all(&self.db)
@@ -1109,9 +1110,16 @@ impl QualificationApi {
                 fields.push((line, self.field(&caller, &key, line).await?));
             }
         }
-        for (line, field) in fields {
-            if let [only] = candidates.as_mut_slice() {
-                only.reserve(field.len());
+        for (line, mut field) in fields {
+            if group_of.is_none()
+                && let [only] = candidates.as_mut_slice()
+            {
+                // One group and one field: the field is the group, flagged in place.
+                for c in &mut field {
+                    c.excluded |= cancelled.contains(&c.player);
+                }
+                *only = field;
+                continue;
             }
             for mut c in field {
                 let g = match &group_of {
@@ -1142,9 +1150,12 @@ impl QualificationApi {
         };
         // A national list has a few distinct reasons: each is described once.
         let mut reasons = frozen::ReasonTable::new();
+        let mut cutting = std::time::Duration::ZERO;
         for ((label, rule, _), candidates) in groups.iter().zip(candidates) {
+            let cut_started = std::time::Instant::now();
             let decided = cut(rule, candidates)
                 .map_err(|e| precondition("CUT_FAILED", "period", e.to_string()))?;
+            cutting += cut_started.elapsed();
             let places = decided.places.unwrap_or(0);
             list.rows.reserve(decided.rows.len());
             for row in decided.rows {
@@ -1196,6 +1207,8 @@ impl QualificationApi {
             rows = list.rows.len(),
             advanced = list.advanced().count(),
             decided_seconds = decided.as_secs_f64(),
+            field_seconds = fielded.as_secs_f64(),
+            cut_seconds = cutting.as_secs_f64(),
             stored_seconds = (stored - decided).as_secs_f64(),
             followed_seconds = (started.elapsed() - stored).as_secs_f64(),
             "period closed"

@@ -104,25 +104,38 @@ struct Chunk<P> {
 /// Interns reasons while a list is built: each distinct reason is described once.
 pub(super) struct ReasonTable<K> {
     index: HashMap<K, u32>,
+    /// The reason interned last: a list's rows come in long runs of one reason, which are then
+    /// compared, not hashed.
+    last: Option<(K, u32)>,
     pub reasons: Vec<(String, String)>,
 }
 
-impl<K: std::hash::Hash + Eq> ReasonTable<K> {
+impl<K: std::hash::Hash + Eq + Clone> ReasonTable<K> {
     pub fn new() -> Self {
         ReasonTable {
             index: HashMap::new(),
+            last: None,
             reasons: Vec::new(),
         }
     }
 
     /// The index of `key`'s reason, described by `describe` the first time it is seen.
     pub fn intern(&mut self, key: K, describe: impl FnOnce(&K) -> (String, String)) -> u32 {
-        if let Some(&i) = self.index.get(&key) {
-            return i;
+        if let Some((last, i)) = &self.last
+            && *last == key
+        {
+            return *i;
         }
-        let i = self.reasons.len() as u32;
-        self.reasons.push(describe(&key));
-        self.index.insert(key, i);
+        let i = match self.index.get(&key) {
+            Some(&i) => i,
+            None => {
+                let i = self.reasons.len() as u32;
+                self.reasons.push(describe(&key));
+                self.index.insert(key.clone(), i);
+                i
+            }
+        };
+        self.last = Some((key, i));
         i
     }
 }
