@@ -1045,9 +1045,9 @@ impl QualificationApi {
         }
         let started = std::time::Instant::now();
         // The live period, caught up with every stored item: exact, since nothing more comes. Its
-        // players as candidates, reaching the first group's points line (the other groups' lines,
-        // where they differ, are asked for below).
-        let lines: Vec<Option<i64>> = groups.iter().map(|(_, rule, _)| rule.min_points).collect();
+        // players as candidates, with when they reached the first group's points line where the
+        // rule needs it (the other groups' lines, where they differ, are asked for below).
+        let lines: Vec<Option<i64>> = groups.iter().map(|(_, rule, _)| reach_line(rule)).collect();
         let first_line = lines.first().copied().flatten();
         let field = self.field(&caller, &key, first_line).await?;
         let fielded = started.elapsed();
@@ -1615,6 +1615,16 @@ fn inside_play_time(
 /// A repechage stage (复活赛, R-ADV-12) is one online day or span without numbered periods in the
 /// preset; the service runs it as its period 1 (`starts_on..=ends_on`), so reports, leaderboards
 /// and the cut work as in any points stage.
+/// The points line whose reaching instant a cut under `rule` compares (R-ADV-5 Reading: 先达到分数线),
+/// `None` when its tie chain does not: finding the instant walks every player's games (5 million
+/// at national scale), so a rule without the criterion asks for none.
+fn reach_line(rule: &PointsRule) -> Option<i64> {
+    rule.min_points.filter(|_| {
+        rule.tie_chain
+            .contains(&qiwang_core::advancement::TieCriterion::EarlierReachedLine)
+    })
+}
+
 fn with_repechage_periods(mut preset: Preset) -> Preset {
     for stage in &mut preset.stages {
         if stage.kind == qiwang_core::stage::StageKind::Repechage
@@ -2161,5 +2171,31 @@ impl QualificationService for QualificationApi {
                 .await
                 .map_err(|e| Status::from(crate::error::QualificationError::from(e)))?;
         Ok(Response::new(page))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use qiwang_core::advancement::TieCriterion::{
+        EarlierReachedLine, LowerAverageGameTime, MoreWins,
+    };
+
+    #[test]
+    fn r_adv_5_a_cut_asks_when_the_line_was_reached_only_if_its_chain_compares_it() {
+        let rule = |tie_chain, min_points| PointsRule {
+            min_points,
+            top_n: Some(120),
+            min_counted_games: 1,
+            tie_chain,
+            ties_advance_together: true,
+        };
+        // chess-2015 / xiangqi-2015: average game time, then who reached the line first.
+        let chain = vec![LowerAverageGameTime, EarlierReachedLine];
+        assert_eq!(reach_line(&rule(chain.clone(), Some(5))), Some(5));
+        assert_eq!(reach_line(&rule(chain, None)), None, "no line to reach");
+        // xiangqi-2022 海选 (no chain) and 入围 (more wins): never.
+        assert_eq!(reach_line(&rule(Vec::new(), Some(7))), None);
+        assert_eq!(reach_line(&rule(vec![MoreWins], Some(7))), None);
     }
 }
