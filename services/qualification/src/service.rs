@@ -1612,9 +1612,6 @@ fn inside_play_time(
     }
 }
 
-/// A repechage stage (复活赛, R-ADV-12) is one online day or span without numbered periods in the
-/// preset; the service runs it as its period 1 (`starts_on..=ends_on`), so reports, leaderboards
-/// and the cut work as in any points stage.
 /// The points line whose reaching instant a cut under `rule` compares (R-ADV-5 Reading: 先达到分数线),
 /// `None` when its tie chain does not: finding the instant walks every player's games (5 million
 /// at national scale), so a rule without the criterion asks for none.
@@ -1625,6 +1622,9 @@ fn reach_line(rule: &PointsRule) -> Option<i64> {
     })
 }
 
+/// A repechage stage (复活赛, R-ADV-12) is one online day or span without numbered periods in the
+/// preset; the service runs it as its period 1 (`starts_on..=ends_on`), so reports, leaderboards
+/// and the cut work as in any points stage.
 fn with_repechage_periods(mut preset: Preset) -> Preset {
     for stage in &mut preset.stages {
         if stage.kind == qiwang_core::stage::StageKind::Repechage
