@@ -218,3 +218,61 @@ async fn frozen_lists_move_per_player_rows_and_back() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// How PostgreSQL stores frozen-list chunk bodies (`pg_attribute.attstorage`); `None` on SQLite.
+async fn chunk_storage(db: &impl ConnectionTrait) -> Option<String> {
+    if db.get_database_backend() != sea_orm::DbBackend::Postgres {
+        return None;
+    }
+    let row = db
+        .query_one_raw(Statement::from_string(
+            sea_orm::DbBackend::Postgres,
+            "SELECT attstorage::text AS storage FROM pg_attribute \
+             WHERE attrelid = 'qualification_frozen_chunks'::regclass AND attname = 'body'",
+        ))
+        .await
+        .expect("query")
+        .expect("the body column");
+    Some(row.try_get("", "storage").expect("column"))
+}
+
+/// Frozen-list chunks are stored uncompressed on PostgreSQL (TOAST's default compression made a
+/// national close's store slow); down restores PostgreSQL's default. On SQLite both run and
+/// change nothing.
+#[tokio::test]
+async fn frozen_chunks_are_stored_uncompressed_on_postgresql_and_back() {
+    for backend in backends() {
+        let dir = fresh_data_dir();
+        std::fs::create_dir_all(&dir).expect("data dir");
+        let (url, _dropper) = fresh_database(&backend, &dir).await;
+        let db = qiwang_infra::db::connect(&url).await.expect("connect");
+        let before = Migrator::migrations()
+            .iter()
+            .position(|m| m.name() == "m20261204_000003_qualification_frozen_chunk_storage")
+            .expect("the chunk storage migration is in the migrator");
+        Migrator::up(&db, Some(before as u32))
+            .await
+            .expect("migrate to before it");
+        let default = chunk_storage(&db).await;
+        Migrator::up(&db, Some(1)).await.expect("migrate up");
+        let pg = db.get_database_backend() == sea_orm::DbBackend::Postgres;
+        assert_eq!(
+            chunk_storage(&db).await,
+            pg.then(|| "e".to_owned()),
+            "{backend}: external, uncompressed"
+        );
+        Migrator::down(&db, Some(1)).await.expect("migrate down");
+        assert_eq!(
+            default,
+            pg.then(|| "x".to_owned()),
+            "{backend}: the default"
+        );
+        assert_eq!(
+            chunk_storage(&db).await,
+            default,
+            "{backend}: down restores it"
+        );
+        db.close().await.expect("close");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

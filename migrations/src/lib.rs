@@ -24,6 +24,7 @@ mod m20261201_000012_qualification_report_receipts;
 mod m20261201_000013_qualification_notice_rules;
 mod m20261204_000001_qualification_frozen_lists;
 mod m20261204_000002_qualification_games_period_index;
+mod m20261204_000003_qualification_frozen_chunk_storage;
 
 pub struct Migrator;
 
@@ -48,6 +49,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000013_qualification_notice_rules::Migration),
             Box::new(m20261204_000001_qualification_frozen_lists::Migration),
             Box::new(m20261204_000002_qualification_games_period_index::Migration),
+            Box::new(m20261204_000003_qualification_frozen_chunk_storage::Migration),
         ]
     }
 
