@@ -17,6 +17,7 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashSet};
+use std::sync::Arc;
 
 use crate::preset::Checker;
 
@@ -242,7 +243,9 @@ impl AdvanceConfig {
 /// One player's row of a leaderboard, as the standings give it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {
-    pub player: String,
+    /// Shared, not copied: a national close hands the live period's million ids to the cut and on
+    /// to the stored list without allocating one of them again.
+    pub player: Arc<str>,
     pub points: i64,
     pub wins: u32,
     /// Counted games (责任局) of the current score line: wins + losses + draws + escapes (R-ONL-9).
@@ -283,7 +286,7 @@ pub enum CutReason {
     /// on `by`.
     WithinPlaces {
         places: u32,
-        ahead_of: String,
+        ahead_of: Arc<str>,
         by: Decider,
     },
     /// Tied on points and the whole chain with the player at the cut; `tied` players advance
@@ -299,7 +302,7 @@ pub enum CutReason {
     /// Outside the places, behind `behind` (the last player in, or the tied group at the cut) on `by`.
     OutsidePlaces {
         places: u32,
-        behind: String,
+        behind: Arc<str>,
         by: Decider,
     },
     /// The stage has no places at all (a repechage with nothing to fill).
@@ -338,12 +341,12 @@ impl AdvancementCut {
         self.rows
             .iter()
             .filter(|r| r.advanced)
-            .map(|r| r.candidate.player.as_str())
+            .map(|r| &*r.candidate.player)
             .collect()
     }
 
     pub fn row(&self, player: &str) -> Option<&CutRow> {
-        self.rows.iter().find(|r| r.candidate.player == player)
+        self.rows.iter().find(|r| &*r.candidate.player == player)
     }
 }
 
@@ -359,6 +362,7 @@ pub enum CutError {
 // ---------------------------------------------------------------------------------------------
 
 /// Points first (higher first), then the tie chain.
+#[cfg(test)]
 fn compare_chain(rule: &PointsRule, a: &Candidate, b: &Candidate) -> Ordering {
     ChainValues::of(a).compare(rule, &ChainValues::of(b))
 }
@@ -377,15 +381,18 @@ fn decider(rule: &PointsRule, a: &ChainValues, b: &ChainValues) -> Decider {
 /// A player the verdicts of a cut refer to: the first out, the last in, the head of the tie.
 #[derive(Debug, Clone)]
 struct Landmark {
-    player: String,
+    player: Arc<str>,
     values: ChainValues,
 }
 
 impl Landmark {
-    fn of(c: &Candidate) -> Landmark {
+    /// The player at `key` (a sorted key of `ranked`).
+    fn at(ranked: &[Candidate], key: &SortKey) -> Landmark {
         Landmark {
-            player: c.player.clone(),
-            values: ChainValues::of(c),
+            player: ranked
+                .get(key.index as usize)
+                .map_or_else(|| Arc::from(""), |c| Arc::clone(&c.player)),
+            values: key.chain,
         }
     }
 }
@@ -418,8 +425,8 @@ enum Plan {
 }
 
 impl Plan {
-    /// `ranked` in rank order, `eligible` its eligible prefix.
-    fn new(rule: &PointsRule, ranked: &[Candidate], eligible: usize) -> Plan {
+    /// `keys` the ranked candidates' keys in rank order, `eligible` its eligible prefix.
+    fn new(rule: &PointsRule, keys: &[SortKey], ranked: &[Candidate], eligible: usize) -> Plan {
         let Some(places) = rule.top_n else {
             return Plan::All(
                 true,
@@ -446,19 +453,19 @@ impl Plan {
             );
         }
         // The tied group [lo, hi) of the N-th player (index n − 1).
-        let at_cut = &ranked[n - 1];
-        let same = |c: &Candidate| compare_chain(rule, c, at_cut) == Ordering::Equal;
-        let lo = ranked[..n]
+        let at_cut = keys[n - 1].chain;
+        let same = |k: &SortKey| k.chain.compare(rule, &at_cut) == Ordering::Equal;
+        let lo = keys[..n]
             .iter()
-            .rposition(|c| !same(c))
+            .rposition(|k| !same(k))
             .map_or(0, |i| i + 1);
-        let hi = n + ranked[n..eligible].iter().take_while(|c| same(c)).count();
+        let hi = n + keys[n..eligible].iter().take_while(|k| same(k)).count();
         if hi == n {
             return Plan::Clean {
                 places,
                 n,
-                first_out: Landmark::of(&ranked[n]),
-                last_in: Landmark::of(&ranked[n - 1]),
+                first_out: Landmark::at(ranked, &keys[n]),
+                last_in: Landmark::at(ranked, &keys[n - 1]),
             };
         }
         let together = rule.ties_advance_together;
@@ -466,12 +473,8 @@ impl Plan {
             places,
             lo,
             hi,
-            group_head: Landmark::of(&ranked[lo]),
-            behind: Landmark::of(if together {
-                &ranked[hi - 1]
-            } else {
-                &ranked[lo]
-            }),
+            group_head: Landmark::at(ranked, &keys[lo]),
+            behind: Landmark::at(ranked, &keys[if together { hi - 1 } else { lo }]),
             together,
             undecided_places: if together { 0 } else { count(n - lo) },
         }
@@ -592,57 +595,111 @@ fn shared_id_prefix(candidates: &[Candidate]) -> usize {
     })
 }
 
-/// Sorts the ranked candidates by points, the tie chain and player id (a total order: ids are
-/// unique), through their [`SortKey`]s.
-fn sort_ranked(rule: &PointsRule, mut ranked: Vec<Candidate>) -> Vec<Candidate> {
-    let shared = shared_id_prefix(&ranked);
+/// The ranked candidates' keys in rank order: by points, the tie chain and player id (a total
+/// order: ids are unique). The candidates stay where they are; the keys say where to find them.
+fn sorted_keys(rule: &PointsRule, ranked: &[Candidate]) -> Vec<SortKey> {
+    let shared = shared_id_prefix(ranked);
     let mut keys: Vec<SortKey> = ranked
         .iter()
         .enumerate()
         .map(|(i, c)| SortKey::new(c, shared, i))
         .collect();
-    let player = |k: &SortKey| {
-        ranked
-            .get(k.index as usize)
-            .map_or("", |c| c.player.as_str())
-    };
-    keys.sort_unstable_by(|a, b| {
+    let player = |k: &SortKey| ranked.get(k.index as usize).map_or("", |c| &*c.player);
+    let order = |a: &SortKey, b: &SortKey| {
         a.chain
             .compare(rule, &b.chain)
             .then_with(|| a.id_head.cmp(&b.id_head))
             .then_with(|| player(a).cmp(player(b)))
-    });
-    let mut order: Vec<u32> = keys.iter().map(|k| k.index).collect();
-    drop(keys);
-    apply_order(&mut ranked, &mut order);
-    ranked
+    };
+    if keys.len() >= SORT_IN_TWO_FROM {
+        sort_in_two(&mut keys, order);
+    } else {
+        keys.sort_unstable_by(order);
+    }
+    keys
 }
 
-/// Rearranges `items` so that position i holds what was at `order[i]` (a permutation), in place
-/// cycle by cycle: no second list of a million candidates is made. `order` is used up.
-fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
-    for start in 0..order.len() {
-        let mut at = start;
-        loop {
-            let from = order.get(at).map_or(start, |&f| f as usize);
-            if from == at {
-                break;
-            }
-            // Done with this position: it ends the cycle when met again.
-            if let Some(o) = order.get_mut(at) {
-                *o = count(at);
-            }
-            if from == start {
-                break;
-            }
-            items.swap(at, from);
-            at = from;
-        }
+/// From how many ranked players the sort uses a second thread: a national period (a million)
+/// does; a 入围 stage (hundreds) does not pay for a thread.
+const SORT_IN_TWO_FROM: usize = 65_536;
+
+/// Sorts `items` by `order` on two threads: split at the median (everything before it orders no
+/// later than everything after), then each half sorted on its own thread. No memory beyond the
+/// items'; with `order` total the result is the one a plain sort gives. The period's close runs
+/// after ingest has stopped, so the second core is otherwise idle.
+fn sort_in_two<T: Send>(items: &mut [T], order: impl Fn(&T, &T) -> Ordering + Sync) {
+    if items.len() < 2 {
+        return;
     }
+    let order = &order;
+    let mid = items.len() / 2;
+    items.select_nth_unstable_by(mid, order);
+    let (low, high) = items.split_at_mut(mid);
+    std::thread::scope(|s| {
+        s.spawn(|| low.sort_unstable_by(order));
+        high.sort_unstable_by(order);
+    });
 }
 
 fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// A leaderboard's players as the cut takes them: no player twice. Made by [`Field::new`], which
+/// checks that, or by the live period (`LivePeriod::candidates`), whose players are distinct by
+/// construction: a national close then skips hashing a million ids to learn what it knows.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Field(Vec<Candidate>);
+
+impl Field {
+    /// `candidates` as a field, refused when a player appears twice.
+    pub fn new(candidates: Vec<Candidate>) -> Result<Field, CutError> {
+        let mut seen = HashSet::with_capacity(candidates.len());
+        for c in &candidates {
+            if !seen.insert(&*c.player) {
+                return Err(CutError::DuplicatePlayer(c.player.to_string()));
+            }
+        }
+        drop(seen);
+        Ok(Field(candidates))
+    }
+
+    /// Candidates the caller knows to be distinct players (a crate-internal promise).
+    pub(crate) fn of_distinct(candidates: Vec<Candidate>) -> Field {
+        debug_assert!(Field::new(candidates.clone()).is_ok());
+        Field(candidates)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, Candidate> {
+        self.0.iter()
+    }
+
+    /// Marks the players `out` names as excluded (cancelled for cheating, R-ONL-8).
+    pub fn exclude(&mut self, out: impl Fn(&str) -> bool) {
+        for c in &mut self.0 {
+            c.excluded |= out(&c.player);
+        }
+    }
+
+    pub fn into_candidates(self) -> Vec<Candidate> {
+        self.0
+    }
+}
+
+/// What a cut says beside its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CutSummary {
+    pub places: Option<u32>,
+    /// Places left undecided by a tie across the cut (only when ties do not advance together).
+    pub undecided_places: u32,
 }
 
 /// Cuts one leaderboard (R-ADV-1, 2, 4, 5, 7 to 11; "Reading for every cut").
@@ -655,20 +712,26 @@ fn count(n: usize) -> u32 {
 ///   on the whole chain with the N-th all advance with them when `ties_advance_together`, or are
 ///   left undecided when not.
 ///
-/// The result does not depend on the order of `candidates`. They are taken by value and move into
-/// the result's rows: a national period cuts a million of them, and none is copied.
+/// The result does not depend on the order of `candidates`; a player given twice is refused.
 pub fn cut(rule: &PointsRule, candidates: Vec<Candidate>) -> Result<AdvancementCut, CutError> {
-    let mut seen = HashSet::with_capacity(candidates.len());
-    for c in &candidates {
-        if !seen.insert(c.player.as_str()) {
-            return Err(CutError::DuplicatePlayer(c.player.clone()));
-        }
-    }
-    drop(seen);
+    let mut rows = Vec::with_capacity(candidates.len());
+    let summary = cut_field(rule, Field::new(candidates)?, |row| rows.push(row));
+    Ok(AdvancementCut {
+        rows,
+        places: summary.places,
+        undecided_places: summary.undecided_places,
+    })
+}
+
+/// [`cut`] of a field, each row handed to `emit` in the order of [`AdvancementCut::rows`] instead
+/// of collected: a national close turns a million rows straight into its stored list's, with no
+/// list of cut rows (~130 MB of fresh memory) between. The candidates move into the rows; none is
+/// copied.
+pub fn cut_field(rule: &PointsRule, field: Field, mut emit: impl FnMut(CutRow)) -> CutSummary {
     let needed = rule.min_counted_games.max(1);
     // Ranked first, in place: only the unranked (few) move to a list of their own. A national
-    // period is a million candidates, and each list of them is ~90 MB of fresh memory.
-    let mut ranked = candidates;
+    // period is a million candidates, and each list of them is ~60 MB of fresh memory.
+    let mut ranked = field.0;
     let mut in_front = 0;
     for i in 0..ranked.len() {
         if ranked
@@ -680,16 +743,16 @@ pub fn cut(rule: &PointsRule, candidates: Vec<Candidate>) -> Result<AdvancementC
         }
     }
     let mut unranked = ranked.split_off(in_front);
-    // Player ids are unique (checked above), so both orders are total and an unstable sort gives
+    // Player ids are unique (a field's are), so both orders are total and an unstable sort gives
     // the one result.
-    let ranked = sort_ranked(rule, ranked);
+    let keys = sorted_keys(rule, &ranked);
     unranked.sort_unstable_by(|a, b| a.player.cmp(&b.player));
 
     // The eligible field is a prefix, since points rank first.
-    let eligible = rule.min_points.map_or(ranked.len(), |m| {
-        ranked.iter().take_while(|c| c.points >= m).count()
+    let eligible = rule.min_points.map_or(keys.len(), |m| {
+        keys.iter().take_while(|k| k.chain.points >= m).count()
     });
-    let plan = Plan::new(rule, &ranked, eligible);
+    let plan = Plan::new(rule, &keys, &ranked, eligible);
     let undecided_places = match &plan {
         Plan::Tie {
             undecided_places, ..
@@ -697,12 +760,20 @@ pub fn cut(rule: &PointsRule, candidates: Vec<Candidate>) -> Result<AdvancementC
         _ => 0,
     };
 
-    // One pass: each ranked row moves into its line with its rank and verdict, so a national cut
-    // makes no list of ranks or of reasons beside its rows.
-    let mut rows: Vec<CutRow> = Vec::with_capacity(ranked.len() + unranked.len());
+    // One pass in rank order: each ranked candidate's id moves into its line with its rank and
+    // verdict (an empty id left behind), so a national cut neither reorders its candidates nor
+    // makes a list of ranks or of reasons beside its rows.
     let mut previous: Option<(ChainValues, u32)> = None;
-    rows.extend(ranked.into_iter().enumerate().map(|(i, candidate)| {
-        let values = ChainValues::of(&candidate);
+    let moved: Arc<str> = Arc::from("");
+    for (i, key) in keys.iter().enumerate() {
+        let Some(c) = ranked.get_mut(key.index as usize) else {
+            continue;
+        };
+        let candidate = Candidate {
+            player: std::mem::replace(&mut c.player, Arc::clone(&moved)),
+            ..*c
+        };
+        let values = key.chain;
         let rank = match previous {
             Some((p, r)) if p.compare(rule, &values) == Ordering::Equal => r,
             _ => count(i + 1),
@@ -715,31 +786,32 @@ pub fn cut(rule: &PointsRule, candidates: Vec<Candidate>) -> Result<AdvancementC
             let min_points = rule.min_points.unwrap_or_default();
             (false, CutReason::BelowLine { min_points })
         };
-        CutRow {
+        emit(CutRow {
             candidate,
             rank: Some(rank),
             advanced,
             reason,
-        }
-    }));
-    rows.extend(unranked.into_iter().map(|c| CutRow {
-        reason: if c.excluded {
-            CutReason::Excluded
-        } else {
-            CutReason::TooFewGames {
-                counted: c.counted_games,
-                needed,
-            }
-        },
-        candidate: c,
-        rank: None,
-        advanced: false,
-    }));
-    Ok(AdvancementCut {
-        rows,
+        });
+    }
+    for c in unranked {
+        emit(CutRow {
+            reason: if c.excluded {
+                CutReason::Excluded
+            } else {
+                CutReason::TooFewGames {
+                    counted: c.counted_games,
+                    needed,
+                }
+            },
+            candidate: c,
+            rank: None,
+            advanced: false,
+        });
+    }
+    CutSummary {
         places: rule.top_n,
         undecided_places,
-    })
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1082,7 +1154,7 @@ pub(crate) mod tests {
 
     fn cand(player: &str, points: i64, wins: u32, games: u32) -> Candidate {
         Candidate {
-            player: player.to_owned(),
+            player: player.into(),
             points,
             wins,
             counted_games: games,
@@ -1103,15 +1175,61 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn an_order_is_applied_in_place_cycle_by_cycle() {
-        let mut items = vec!['a', 'b', 'c', 'd', 'e', 'f'];
-        // Cycles (0 3 1), (2), (4 5).
-        let mut order = vec![3, 0, 2, 1, 5, 4];
-        apply_order(&mut items, &mut order);
-        assert_eq!(items, vec!['d', 'a', 'c', 'b', 'f', 'e']);
-        let mut none: Vec<char> = Vec::new();
-        apply_order(&mut none, &mut []);
-        assert!(none.is_empty());
+    fn a_sort_in_two_halves_orders_as_one_sort() {
+        for n in [0usize, 1, 2, 3, 10, 1001] {
+            // Many equal keys (by the first field), told apart by the second.
+            let mut items: Vec<(u8, u32)> = (0..n as u32)
+                .map(|i| ((i.wrapping_mul(2_654_435_761) % 7) as u8, i))
+                .collect();
+            let mut want = items.clone();
+            want.sort_unstable();
+            sort_in_two(&mut items, |a, b| a.cmp(b));
+            assert_eq!(items, want, "{n} items");
+        }
+    }
+
+    #[test]
+    fn r_adv_10_a_national_size_cut_sorted_on_two_threads_ranks_as_the_chain_says() {
+        // Past SORT_IN_TWO_FROM, so the two-thread sort runs; few points values and wins, so most
+        // players tie on the chain and their ids decide the order.
+        let n = SORT_IN_TWO_FROM + 4_465;
+        let field: Vec<Candidate> = (0..n as u64)
+            .map(|i| {
+                let h = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+                cand(
+                    &format!("pl_{h:08x}_{i}"),
+                    (h % 13) as i64,
+                    (h % 5) as u32,
+                    5,
+                )
+            })
+            .collect();
+        let r = rule(None, Some(1_000), &[TieCriterion::MoreWins]);
+        let c = cut(&r, field.clone()).expect("cut");
+        let mut expected = field.clone();
+        expected.sort_by(|a, b| compare_chain(&r, a, b).then_with(|| a.player.cmp(&b.player)));
+        let got: Vec<&Candidate> = c.rows.iter().map(|x| &x.candidate).collect();
+        assert_eq!(got, expected.iter().collect::<Vec<_>>());
+        for (i, (row, before)) in c.rows.iter().skip(1).zip(&c.rows).enumerate() {
+            let tied = compare_chain(&r, &row.candidate, &before.candidate) == Ordering::Equal;
+            let want = if tied {
+                before.rank
+            } else {
+                Some(i as u32 + 2)
+            };
+            assert_eq!(row.rank, want, "row {}", i + 1);
+        }
+        // The tie at place 1,000 advances whole (R-ADV-10); the input's order does not matter.
+        let last_in = c
+            .rows
+            .iter()
+            .rposition(|x| x.advanced)
+            .expect("some advance");
+        assert!(last_in >= 999);
+        assert_eq!(c.rows[last_in].rank, c.rows[999].rank);
+        let mut reversed = field;
+        reversed.reverse();
+        assert_eq!(cut(&r, reversed).expect("cut"), c);
     }
 
     #[test]
@@ -1690,7 +1808,7 @@ pub(crate) mod tests {
         let ranks: Vec<(String, Option<u32>)> = cut
             .rows
             .iter()
-            .map(|r| (r.candidate.player.clone(), r.rank))
+            .map(|r| (r.candidate.player.to_string(), r.rank))
             .collect();
         assert_eq!(
             ranks,
@@ -1812,7 +1930,7 @@ pub(crate) mod tests {
                 .enumerate()
                 .map(
                     |(i, (points, wins, games, avg, reached, excluded))| Candidate {
-                        player: format!("p{i:02}"),
+                        player: format!("p{i:02}").into(),
                         points: points * 2,
                         wins,
                         counted_games: games,
@@ -1895,7 +2013,7 @@ pub(crate) mod tests {
                 .into_iter()
                 .zip(ids)
                 .filter(|(_, id)| seen.insert(id.clone()))
-                .map(|(c, player)| Candidate { player, ..c })
+                .map(|(c, player)| Candidate { player: player.into(), ..c })
                 .collect();
             let c = cut(&r, field.clone()).expect("cut");
             let needed = r.min_counted_games.max(1);

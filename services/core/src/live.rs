@@ -80,7 +80,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use crate::advancement::Candidate;
+use crate::advancement::{Candidate, Field};
 
 use crate::scoring::{
     CountedResult, GameOutcome, OnlineRules, PeriodDays, PlayTime, Side, SideOutcome,
@@ -1329,20 +1329,22 @@ impl LivePeriod {
     /// Every shown player as a cut candidate, in no particular order (the cut orders them), with
     /// when their current line reached `line` points; `excluded` marks the eliminated (R-ONL-3).
     /// What a period's close needs from [`LivePeriod::standings`], without its sort by player id
-    /// and its per-game progression: a national period is a million players.
-    pub fn candidates(&self, line: Option<i64>) -> Vec<Candidate> {
+    /// and its per-game progression: a national period is a million players. A [`Field`] without
+    /// a check: the table holds each player once (one handle per interned name), and the ids are
+    /// shared with it, not copied.
+    pub fn candidates(&self, line: Option<i64>) -> Field {
         let t = &self.table;
         // Sized up front: a national period has a million players, and a vector grown by doubling
         // would copy them into freshly faulted pages several times over.
         let mut candidates = Vec::with_capacity(t.players.len());
         candidates.extend(
             (0u32..)
-                .zip(&t.players)
-                .filter(|(_, p)| p.shown())
-                .map(|(h, state)| {
+                .zip(t.players.iter().zip(&t.names))
+                .filter(|(_, (p, _))| p.shown())
+                .map(|(h, (state, name))| {
                     let key = t.key(h);
                     Candidate {
-                        player: t.name(h).to_owned(),
+                        player: Arc::clone(name),
                         points: key.points,
                         wins: key.wins,
                         counted_games: key.wins + state.losses + state.draws + key.escapes,
@@ -1352,7 +1354,7 @@ impl LivePeriod {
                     }
                 }),
         );
-        candidates
+        Field::of_distinct(candidates)
     }
 }
 
@@ -2120,7 +2122,7 @@ mod tests {
             prop_assert_eq!(live.standings(), ledger.standings());
             // R-ADV: a close's candidates are the standings' rows, whatever the points line.
             for line in [None, Some(2), Some(5)] {
-                let mut got = live.candidates(line);
+                let mut got = live.candidates(line).into_candidates();
                 got.sort_by(|a, b| a.player.cmp(&b.player));
                 let want: Vec<Candidate> = ledger
                     .standings()
@@ -2132,7 +2134,7 @@ mod tests {
                         excluded: row.eliminated,
                         points: row.points,
                         wins: row.wins,
-                        player: row.player,
+                        player: row.player.into(),
                     })
                     .collect();
                 prop_assert_eq!(got, want);

@@ -4,7 +4,9 @@
 
 use chrono::{DateTime, SubsecRound, Utc};
 use prost::Message;
-use qiwang_core::advancement::{Candidate, CutReason, Decider, PointsRule, Selection, cut};
+use qiwang_core::advancement::{
+    Candidate, CutReason, Decider, Field, PointsRule, Selection, cut_field,
+};
 use qiwang_core::lottery::{hex, sha256};
 use qiwang_core::preset::{self, Preset};
 use qiwang_core::scoring::{
@@ -778,7 +780,7 @@ impl QualificationApi {
         let mut rows: HashMap<String, Vec<(String, u32)>> = HashMap::new();
         for list in lists {
             for r in list.rows.into_iter().filter(|r| r.advanced == advanced) {
-                rows.entry(r.player_id)
+                rows.entry(r.player_id.to_string())
                     .or_default()
                     .push((list.key.1.clone(), list.key.2));
             }
@@ -1062,7 +1064,7 @@ impl QualificationApi {
         // without groups ranks everyone in one (`None`: no lookup kept per player).
         let group_of: Option<HashMap<String, usize>> = if groups.len() > 1 || groups[0].0.is_some()
         {
-            let players: Vec<String> = field.iter().map(|c| c.player.clone()).collect();
+            let players: Vec<String> = field.iter().map(|c| c.player.to_string()).collect();
             let mut entries: HashMap<String, Vec<String>> = HashMap::new();
             for chunk in players.chunks(10_000) {
                 let response = self
@@ -1103,42 +1105,46 @@ impl QualificationApi {
         // Each group's candidates, the field's rows moved into them (a million at national scale:
         // nothing is copied that need not be). A group whose points line differs from the first
         // group's takes its players from a field computed for its own line.
-        let mut candidates: Vec<Vec<Candidate>> = vec![Vec::new(); groups.len()];
         let mut fields = vec![(first_line, field)];
         for &line in &lines {
             if fields.iter().all(|(l, _)| *l != line) {
                 fields.push((line, self.field(&caller, &key, line).await?));
             }
         }
-        for (line, mut field) in fields {
-            if group_of.is_none()
-                && let [only] = candidates.as_mut_slice()
-            {
-                // One group and one field: the field is the group, flagged in place.
-                for c in &mut field {
-                    c.excluded |= cancelled.contains(&c.player);
-                }
-                *only = field;
-                continue;
+        let candidates: Vec<Field> = match (&group_of, fields.as_mut_slice()) {
+            // One group and one field: the field is the group, flagged in place.
+            (None, [(_, field)]) => {
+                field.exclude(|p| cancelled.contains(p));
+                vec![std::mem::take(field)]
             }
-            for mut c in field {
-                let g = match &group_of {
-                    None => 0,
-                    Some(group_of) => match group_of.get(&c.player) {
-                        Some(&g) => g,
-                        None => continue,
-                    },
-                };
-                if lines.get(g) != Some(&line) {
-                    continue;
+            _ => {
+                let mut grouped: Vec<Vec<Candidate>> = vec![Vec::new(); groups.len()];
+                for (line, field) in fields {
+                    for mut c in field.into_candidates() {
+                        let g = match &group_of {
+                            None => 0,
+                            Some(group_of) => match group_of.get(&*c.player) {
+                                Some(&g) => g,
+                                None => continue,
+                            },
+                        };
+                        if lines.get(g) != Some(&line) {
+                            continue;
+                        }
+                        let Some(into) = grouped.get_mut(g) else {
+                            continue;
+                        };
+                        c.excluded |= cancelled.contains(&*c.player);
+                        into.push(c);
+                    }
                 }
-                let Some(into) = candidates.get_mut(g) else {
-                    continue;
-                };
-                c.excluded |= cancelled.contains(&c.player);
-                into.push(c);
+                grouped
+                    .into_iter()
+                    .map(Field::new)
+                    .collect::<std::result::Result<_, _>>()
+                    .map_err(|e| precondition("CUT_FAILED", "period", e.to_string()))?
             }
-        }
+        };
         // Whole microseconds: what both databases keep, so the list returned now is the list read
         // back later.
         let mut list = frozen::FrozenList {
@@ -1151,14 +1157,11 @@ impl QualificationApi {
         // A national list has a few distinct reasons: each is described once.
         let mut reasons = frozen::ReasonTable::new();
         let mut cutting = std::time::Duration::ZERO;
-        for ((label, rule, _), candidates) in groups.iter().zip(candidates) {
+        for ((label, rule, _), field) in groups.iter().zip(candidates) {
             let cut_started = std::time::Instant::now();
-            let decided = cut(rule, candidates)
-                .map_err(|e| precondition("CUT_FAILED", "period", e.to_string()))?;
-            cutting += cut_started.elapsed();
-            let places = decided.places.unwrap_or(0);
-            list.rows.reserve(decided.rows.len());
-            for row in decided.rows {
+            list.rows.reserve(field.len());
+            let places = rule.top_n.unwrap_or(0);
+            cut_field(rule, field, |row| {
                 let reason = reasons.intern((label.as_deref(), row.reason), |(label, why)| {
                     let (code, reason) = describe(why);
                     let reason = match label {
@@ -1177,7 +1180,8 @@ impl QualificationApi {
                     places,
                     reason,
                 });
-            }
+            });
+            cutting += cut_started.elapsed();
         }
         list.reasons = reasons.reasons;
         list.sort();
@@ -1217,12 +1221,7 @@ impl QualificationApi {
     }
 
     /// Every player of a period as a cut candidate reaching `line` (the live period caught up).
-    async fn field(
-        &self,
-        caller: &Caller,
-        key: &PeriodKey,
-        line: Option<i64>,
-    ) -> Result<Vec<Candidate>> {
+    async fn field(&self, caller: &Caller, key: &PeriodKey, line: Option<i64>) -> Result<Field> {
         let (live, _) = self.live(caller, key, live::Freshness::Exact).await?;
         Ok(live
             .as_ref()

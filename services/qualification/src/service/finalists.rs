@@ -379,7 +379,7 @@ impl QualificationApi {
             let (stage, period, at) = (&list.key.1, list.key.2 as i32, list.decided_at);
             qualifiers.extend(
                 list.advanced()
-                    .map(|r| (r.player_id.clone(), stage.clone(), period, at)),
+                    .map(|r| (r.player_id.to_string(), stage.clone(), period, at)),
             );
         }
         qualifiers.sort_unstable_by(|a, b| (&a.1, a.2, &a.0).cmp(&(&b.1, b.2, &b.0)));
@@ -811,9 +811,9 @@ impl QualificationApi {
         let advanced: HashSet<&str> = ranking
             .iter()
             .filter(|r| r.advanced)
-            .map(|r| r.player_id.as_str())
+            .map(|r| &*r.player_id)
             .collect();
-        let order: Vec<String> = ranking.iter().map(|r| r.player_id.clone()).collect();
+        let order: Vec<String> = ranking.iter().map(|r| r.player_id.to_string()).collect();
         let next = workflow::replacement(&order, &|p| advanced.contains(p), &|p| {
             on_list.contains(p) || cancelled.contains(p)
         })

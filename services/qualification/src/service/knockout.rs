@@ -658,7 +658,7 @@ impl QualificationApi {
                 });
                 let advanced = out_in_round.is_none();
                 rows.push(frozen::FrozenRow {
-                    player_id: player,
+                    player_id: player.into(),
                     rank: u32::from(advanced),
                     advanced,
                     points: 0,
