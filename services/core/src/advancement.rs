@@ -580,16 +580,18 @@ impl SortKey {
     }
 }
 
-/// The length of the prefix every candidate's player id shares (in bytes).
-fn shared_id_prefix(candidates: &[Candidate]) -> usize {
-    let Some(first) = candidates.first() else {
+/// The length of the prefix all of `ids` share, in bytes (0 for none). Ids made in bulk share a
+/// long one (`pl_` and a time): the cut's sort keys and a frozen list's chunks leave it out.
+pub fn shared_id_prefix<'a>(ids: impl IntoIterator<Item = &'a str>) -> usize {
+    let mut ids = ids.into_iter();
+    let Some(first) = ids.next() else {
         return 0;
     };
-    let first = first.player.as_bytes();
-    candidates.iter().fold(first.len(), |shared, c| {
+    let first = first.as_bytes();
+    ids.fold(first.len(), |shared, id| {
         first[..shared]
             .iter()
-            .zip(c.player.as_bytes())
+            .zip(id.as_bytes())
             .take_while(|(a, b)| a == b)
             .count()
     })
@@ -598,7 +600,7 @@ fn shared_id_prefix(candidates: &[Candidate]) -> usize {
 /// The ranked candidates' keys in rank order: by points, the tie chain and player id (a total
 /// order: ids are unique). The candidates stay where they are; the keys say where to find them.
 fn sorted_keys(rule: &PointsRule, ranked: &[Candidate]) -> Vec<SortKey> {
-    let shared = shared_id_prefix(ranked);
+    let shared = shared_id_prefix(ranked.iter().map(|c| &*c.player));
     let mut keys: Vec<SortKey> = ranked
         .iter()
         .enumerate()
@@ -1234,14 +1236,10 @@ pub(crate) mod tests {
 
     #[test]
     fn the_shared_id_prefix_is_measured_in_bytes() {
-        let field = |ids: &[&str]| ids.iter().map(|p| cand(p, 0, 0, 1)).collect::<Vec<_>>();
-        assert_eq!(
-            shared_id_prefix(&field(&["pl_01ab", "pl_01ac", "pl_02"])),
-            4
-        );
-        assert_eq!(shared_id_prefix(&field(&["pl_01", "pl_01x"])), 5);
-        assert_eq!(shared_id_prefix(&field(&["棋王a", "棋王b"])), "棋王".len());
-        assert_eq!(shared_id_prefix(&[]), 0);
+        assert_eq!(shared_id_prefix(["pl_01ab", "pl_01ac", "pl_02"]), 4);
+        assert_eq!(shared_id_prefix(["pl_01", "pl_01x"]), 5);
+        assert_eq!(shared_id_prefix(["棋王a", "棋王b"]), "棋王".len());
+        assert_eq!(shared_id_prefix([]), 0);
     }
 
     /// The official preset names.

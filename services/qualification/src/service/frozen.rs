@@ -19,6 +19,7 @@
 //! Storing a million-row list is a few MB in a handful of statements, where one row per player was
 //! 2.2 s of a 4.8 s close.
 
+use qiwang_core::advancement::shared_id_prefix;
 use serde::{Deserialize, Serialize};
 
 use super::*;
@@ -247,19 +248,11 @@ fn decode<'a, T: Deserialize<'a>>(key: &PeriodKey, what: &str, text: &'a str) ->
     })
 }
 
-/// The length of the prefix every id of `rows` shares, in bytes, at a character boundary.
+/// The length of the prefix every id of `rows` shares, in bytes, cut back to a character boundary
+/// (the rest of each id is stored as a string of its own).
 fn shared_prefix(rows: &[FrozenRow]) -> usize {
-    let Some(first) = rows.first() else {
-        return 0;
-    };
-    let first: &str = &first.player_id;
-    let shared = rows.iter().fold(first.len(), |shared, r| {
-        first.as_bytes()[..shared]
-            .iter()
-            .zip(r.player_id.as_bytes())
-            .take_while(|(a, b)| a == b)
-            .count()
-    });
+    let shared = shared_id_prefix(rows.iter().map(|r| &*r.player_id));
+    let first = rows.first().map_or("", |r| &*r.player_id);
     (0..=shared)
         .rev()
         .find(|&n| first.is_char_boundary(n))
