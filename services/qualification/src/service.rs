@@ -1147,44 +1147,17 @@ impl QualificationApi {
         };
         // Whole microseconds: what both databases keep, so the list returned now is the list read
         // back later.
-        let mut list = frozen::FrozenList {
+        let list = frozen::FrozenList {
             key: key.clone(),
             to_stage: advance.to.clone(),
             decided_at: Utc::now().trunc_subsecs(6),
             reasons: Vec::new(),
             rows: Vec::new(),
         };
-        // A national list has a few distinct reasons: each is described once.
-        let mut reasons = frozen::ReasonTable::new();
-        let mut cutting = std::time::Duration::ZERO;
-        for ((label, rule, _), field) in groups.iter().zip(candidates) {
-            let cut_started = std::time::Instant::now();
-            list.rows.reserve(field.len());
-            let places = rule.top_n.unwrap_or(0);
-            cut_field(rule, field, |row| {
-                let reason = reasons.intern((label.as_deref(), row.reason), |(label, why)| {
-                    let (code, reason) = describe(why);
-                    let reason = match label {
-                        Some(group) => format!("[{group}] {reason}"),
-                        None => reason,
-                    };
-                    (code.to_owned(), reason)
-                });
-                list.rows.push(frozen::FrozenRow {
-                    rank: row.rank.unwrap_or(0),
-                    advanced: row.advanced,
-                    points: row.candidate.points,
-                    wins: row.candidate.wins,
-                    counted_games: row.candidate.counted_games,
-                    player_id: row.candidate.player,
-                    places,
-                    reason,
-                });
-            });
-            cutting += cut_started.elapsed();
-        }
-        list.reasons = reasons.reasons;
-        list.sort();
+        // Cut on a blocking thread: a national cut is most of a second of CPU, which on a request
+        // runtime worker would stall the leaderboard reads queued behind it.
+        let (list, cutting) =
+            tokio::task::spawn_blocking(move || decide(list, &groups, candidates)).await?;
         let decided = started.elapsed();
         let txn = self.db.begin().await?;
         frozen::store(&txn, &list).await?;
@@ -1706,6 +1679,48 @@ fn decider(d: &Decider) -> String {
         Decider::Points => "points".into(),
         Decider::Tie(t) => t.code().to_owned(),
     }
+}
+
+/// Cuts each group's field (`groups` and `fields` in the same order) into `list`'s rows, each
+/// with its group's places and its reason, interned; returns the list in list order and the time
+/// the cuts took.
+fn decide(
+    mut list: frozen::FrozenList,
+    groups: &[(Option<String>, PointsRule, Vec<String>)],
+    fields: Vec<Field>,
+) -> (frozen::FrozenList, std::time::Duration) {
+    // A national list has a few distinct reasons: each is described once.
+    let mut reasons = frozen::ReasonTable::new();
+    let mut cutting = std::time::Duration::ZERO;
+    for ((label, rule, _), field) in groups.iter().zip(fields) {
+        let cut_started = std::time::Instant::now();
+        list.rows.reserve(field.len());
+        let places = rule.top_n.unwrap_or(0);
+        cut_field(rule, field, |row| {
+            let reason = reasons.intern((label.as_deref(), row.reason), |(label, why)| {
+                let (code, reason) = describe(why);
+                let reason = match label {
+                    Some(group) => format!("[{group}] {reason}"),
+                    None => reason,
+                };
+                (code.to_owned(), reason)
+            });
+            list.rows.push(frozen::FrozenRow {
+                rank: row.rank.unwrap_or(0),
+                advanced: row.advanced,
+                points: row.candidate.points,
+                wins: row.candidate.wins,
+                counted_games: row.candidate.counted_games,
+                player_id: row.candidate.player,
+                places,
+                reason,
+            });
+        });
+        cutting += cut_started.elapsed();
+    }
+    list.reasons = reasons.reasons;
+    list.sort();
+    (list, cutting)
 }
 
 /// A machine code and a sentence for why a player did or did not advance.
