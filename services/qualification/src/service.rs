@@ -105,6 +105,9 @@ pub struct QualificationApi {
     /// shutdown never waits on a follower.
     shutdown: tokio::sync::watch::Receiver<bool>,
     metrics: Metrics,
+    /// The runtime that serves requests, at normal priority (the one this was built on), where
+    /// ingest applies its commits to the live periods; `None` when built outside a runtime.
+    requests: Option<tokio::runtime::Handle>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -163,6 +166,7 @@ impl QualificationApi {
             changes,
             shutdown,
             metrics,
+            requests: tokio::runtime::Handle::try_current().ok(),
         }
     }
 
@@ -640,12 +644,19 @@ impl QualificationApi {
         txn.commit().await?;
         in_flight.committed();
         // Applied in a task of its own: a partner hanging up must not stop it between slices.
-        // The queue and the in-flight value are held until the games are applied.
+        // The queue and the in-flight value are held until the games are applied. On the request
+        // runtime, not the bulk lane: readers wait for the period while a slice is applied, and a
+        // bulk thread preempted while it holds the period would keep them waiting behind every
+        // thread of normal priority (priority inversion).
         let api = self.clone();
-        let applied = tokio::spawn(async move {
+        let apply = async move {
             api.apply_committed(seq, committed).await;
             drop((queued, in_flight));
-        })
+        };
+        let applied = match &self.requests {
+            Some(requests) => requests.spawn(apply),
+            None => tokio::spawn(apply),
+        }
         .await;
         if let Err(e) = applied {
             // Stored and committed all the same; the next read catches up from the database.
@@ -1775,28 +1786,14 @@ fn describe(reason: &CutReason) -> (&'static str, String) {
     }
 }
 
-type ChangeStream = Pin<Box<dyn Stream<Item = std::result::Result<pb::Change, Status>> + Send>>;
-
-#[tonic::async_trait]
-impl QualificationService for QualificationApi {
-    async fn report_game(&self, request: Request<pb::GameReport>) -> Reply<pb::ReportAck> {
-        let caller = auth::caller(&request)?;
-        let mut outcomes = self
-            .ingest(&caller, vec![request.into_inner()])
-            .await
-            .map_err(Status::from)?;
-        match outcomes.pop() {
-            Some(outcome) => reply(outcome),
-            None => Err(Status::internal("no outcome")),
-        }
-    }
-
-    async fn report_games(
+impl QualificationApi {
+    /// A partner's stream of reports, stored in groups of [`BATCH`]: one summary with an outcome
+    /// per report, in the order sent.
+    async fn report_stream(
         &self,
-        request: Request<Streaming<pb::GameReport>>,
-    ) -> Reply<pb::ReportGamesSummary> {
-        let caller = auth::caller(&request)?;
-        let mut stream = request.into_inner();
+        caller: &Caller,
+        mut stream: Streaming<pb::GameReport>,
+    ) -> std::result::Result<pb::ReportGamesSummary, Status> {
         let mut summary = pb::ReportGamesSummary::default();
         let mut batch = Vec::with_capacity(BATCH);
         loop {
@@ -1808,16 +1805,7 @@ impl QualificationService for QualificationApi {
             if batch.len() >= BATCH || (end && !batch.is_empty()) {
                 let reports = std::mem::take(&mut batch);
                 let ids: Vec<String> = reports.iter().map(|r| r.game_id.clone()).collect();
-                // On the bulk lane, so that reads are not queued behind a group of thousands
-                // (`qiwang_infra::lane`). The group completes even if the stream is dropped
-                // meanwhile: its games are then stored, unacknowledged, and a retry is a duplicate.
-                let (api, by) = (self.clone(), caller.clone());
-                let outcomes =
-                    qiwang_infra::lane::spawn_bulk(async move { api.ingest(&by, reports).await })
-                        .await
-                        .map_err(QualificationError::from)
-                        .and_then(|outcomes| outcomes)
-                        .map_err(Status::from)?;
+                let outcomes = self.ingest(caller, reports).await.map_err(Status::from)?;
                 for (id, outcome) in ids.into_iter().zip(outcomes) {
                     summary.received += 1;
                     summary.outcomes.push(match outcome {
@@ -1853,6 +1841,42 @@ impl QualificationService for QualificationApi {
                 break;
             }
         }
+        Ok(summary)
+    }
+}
+
+type ChangeStream = Pin<Box<dyn Stream<Item = std::result::Result<pb::Change, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl QualificationService for QualificationApi {
+    async fn report_game(&self, request: Request<pb::GameReport>) -> Reply<pb::ReportAck> {
+        let caller = auth::caller(&request)?;
+        let mut outcomes = self
+            .ingest(&caller, vec![request.into_inner()])
+            .await
+            .map_err(Status::from)?;
+        match outcomes.pop() {
+            Some(outcome) => reply(outcome),
+            None => Err(Status::internal("no outcome")),
+        }
+    }
+
+    async fn report_games(
+        &self,
+        request: Request<Streaming<pb::GameReport>>,
+    ) -> Reply<pb::ReportGamesSummary> {
+        let caller = auth::caller(&request)?;
+        let stream = request.into_inner();
+        // The whole stream on the bulk lane (`qiwang_infra::lane`), decoding included: thousands
+        // of reports per call are throughput work, and on a request worker their decoding would
+        // queue the leaderboard reads behind it. A group being stored completes even if the
+        // stream is dropped meanwhile: its games are then stored, unacknowledged, and a retry is a
+        // duplicate.
+        let api = self.clone();
+        let summary =
+            qiwang_infra::lane::spawn_bulk(async move { api.report_stream(&caller, stream).await })
+                .await
+                .map_err(|e| Status::from(QualificationError::from(e)))??;
         Ok(Response::new(summary))
     }
 
