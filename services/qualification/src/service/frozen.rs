@@ -6,13 +6,22 @@
 //! in list order as columnar JSON chunks of [`ROWS_PER_CHUNK`] (`frozen_chunk`):
 //!
 //! ```json
-//! {"prefix": "pl_", "players": ["p1", "p2"], "ranks": [1, 2], "advanced": [1, 0],
-//!  "points": [30, 28], "wins": [10, 9], "counted": [12, 12], "places": [23, 23], "reasons": [0, 1]}
+//! {"prefix": "pl_", "players": ["p1", "p2", "p3"], "wins": [10, 9, 9], "counted": [12, 12, 12],
+//!  "rank_runs": [[1, 1], [2, 2]], "advanced_runs": [[1, 2], [0, 1]], "point_runs": [[30, 1], [28, 2]],
+//!  "place_runs": [[23, 3]], "reason_runs": [[0, 2], [1, 1]]}
 //! ```
 //!
 //! `prefix` is what every id of the chunk begins with, `players` the rest of each: ids made in
-//! bulk share a long prefix, a third of a national list's bytes when written per row. Chunks
-//! stored before `prefix` existed have none and whole ids, and read as they did.
+//! bulk share a long prefix, a third of a national list's bytes when written per row.
+//!
+//! The columns that follow the list's order, rank, verdict, points, places and reason, are
+//! written as runs of equal values, `[value, count]`: a national list in rank order has a few
+//! thousand runs for a million rows (a whole tie has one rank and one point total), which halves
+//! its bytes and the time to store them. Wins and counted games vary from row to row and are
+//! written whole.
+//!
+//! Chunks stored earlier read as they did: without `prefix`, with whole ids; without runs, with
+//! the columns `ranks`, `advanced`, `points`, `places` and `reasons` written value by value.
 //!
 //! `reasons` index the header's reasons, a JSON array of `[code, sentence]`: a national list of a
 //! million players has a few distinct reasons, so each sentence is written and stored once.
@@ -94,7 +103,8 @@ pub(super) struct FrozenList {
     pub rows: Vec<FrozenRow>,
 }
 
-/// A chunk's columns, as stored.
+/// A chunk's columns, as stored. Of each column with runs, a chunk holds either the runs (written
+/// since runs were introduced) or the values (written before); the other is absent.
 #[derive(Serialize, Deserialize, Default)]
 struct Chunk<P> {
     /// What every id of the chunk begins with; `players` hold the rest. Absent (empty) in chunks
@@ -102,13 +112,60 @@ struct Chunk<P> {
     #[serde(default)]
     prefix: P,
     players: Vec<P>,
-    ranks: Vec<u32>,
-    advanced: Vec<u8>,
-    points: Vec<i64>,
     wins: Vec<u32>,
     counted: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    ranks: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    rank_runs: Runs<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    advanced: Vec<u8>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    advanced_runs: Runs<u8>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    points: Vec<i64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    point_runs: Runs<i64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     places: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    place_runs: Runs<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     reasons: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    reason_runs: Runs<u32>,
+}
+
+/// A column as runs of equal values: `(value, how many rows in a row have it)`.
+type Runs<T> = Vec<(T, u32)>;
+
+/// `values` as runs of equal values.
+fn runs<T: PartialEq>(values: impl IntoIterator<Item = T>) -> Runs<T> {
+    let mut out: Runs<T> = Vec::new();
+    for value in values {
+        match out.last_mut() {
+            Some((last, n)) if *last == value => *n += 1,
+            _ => out.push((value, 1)),
+        }
+    }
+    out
+}
+
+/// A stored column of `rows` values: its values, or its runs expanded; `None` when it has both,
+/// or not exactly `rows` values.
+fn column<T: Copy>(values: Vec<T>, runs: &[(T, u32)], rows: usize) -> Option<Vec<T>> {
+    if runs.is_empty() {
+        return (values.len() == rows).then_some(values);
+    }
+    let total: u64 = runs.iter().map(|&(_, n)| u64::from(n)).sum();
+    if !values.is_empty() || total != rows as u64 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(rows);
+    for &(value, n) in runs {
+        out.extend(std::iter::repeat_n(value, n as usize));
+    }
+    Some(out)
 }
 
 /// Interns reasons while a list is built: each distinct reason is described once.
@@ -271,13 +328,14 @@ fn encode_chunk(rows: &[FrozenRow]) -> Result<String> {
             .iter()
             .map(|r| r.player_id.get(shared..).unwrap_or_default())
             .collect(),
-        ranks: rows.iter().map(|r| r.rank).collect(),
-        advanced: rows.iter().map(|r| u8::from(r.advanced)).collect(),
-        points: rows.iter().map(|r| r.points).collect(),
         wins: rows.iter().map(|r| r.wins).collect(),
         counted: rows.iter().map(|r| r.counted_games).collect(),
-        places: rows.iter().map(|r| r.places).collect(),
-        reasons: rows.iter().map(|r| r.reason).collect(),
+        rank_runs: runs(rows.iter().map(|r| r.rank)),
+        advanced_runs: runs(rows.iter().map(|r| u8::from(r.advanced))),
+        point_runs: runs(rows.iter().map(|r| r.points)),
+        place_runs: runs(rows.iter().map(|r| r.places)),
+        reason_runs: runs(rows.iter().map(|r| r.reason)),
+        ..Chunk::default()
     };
     encode("chunk", &chunk)
 }
@@ -367,21 +425,27 @@ async fn read_chunks<C: ConnectionTrait>(
     for c in stored {
         let chunk: Chunk<String> = decode(&key, "chunk", &c.body)?;
         let n = chunk.players.len();
-        let lengths = [
-            chunk.ranks.len(),
-            chunk.advanced.len(),
-            chunk.points.len(),
-            chunk.wins.len(),
-            chunk.counted.len(),
-            chunk.places.len(),
-            chunk.reasons.len(),
-        ];
-        if lengths.iter().any(|&l| l != n) || chunk.reasons.iter().any(|&r| r as usize >= reasons) {
-            return Err(sea_orm::DbErr::Custom(format!(
+        let ragged = || -> QualificationError {
+            sea_orm::DbErr::Custom(format!(
                 "frozen list {}/{}/{}: chunk {} has ragged columns or unknown reasons",
                 key.0, key.1, key.2, c.chunk
             ))
-            .into());
+            .into()
+        };
+        let (Some(ranks), Some(advanced), Some(points), Some(places), Some(row_reasons)) = (
+            column(chunk.ranks, &chunk.rank_runs, n),
+            column(chunk.advanced, &chunk.advanced_runs, n),
+            column(chunk.points, &chunk.point_runs, n),
+            column(chunk.places, &chunk.place_runs, n),
+            column(chunk.reasons, &chunk.reason_runs, n),
+        ) else {
+            return Err(ragged());
+        };
+        if chunk.wins.len() != n
+            || chunk.counted.len() != n
+            || row_reasons.iter().any(|&r| r as usize >= reasons)
+        {
+            return Err(ragged());
         }
         let rows = chunk
             .players
@@ -393,13 +457,13 @@ async fn read_chunks<C: ConnectionTrait>(
                 } else {
                     Arc::from(format!("{}{rest}", chunk.prefix))
                 },
-                rank: chunk.ranks[i],
-                advanced: chunk.advanced[i] != 0,
-                points: chunk.points[i],
+                rank: ranks[i],
+                advanced: advanced[i] != 0,
+                points: points[i],
                 wins: chunk.wins[i],
                 counted_games: chunk.counted[i],
-                places: chunk.places[i],
-                reason: chunk.reasons[i],
+                places: places[i],
+                reason: row_reasons[i],
             })
             .collect();
         out.push((c.chunk, rows));
@@ -424,9 +488,13 @@ pub(super) async fn read<C: ConnectionTrait>(
 
 /// The places of a list's first row, without decoding the rest of its first chunk's rows.
 async fn first_places<C: ConnectionTrait>(db: &C, key: &PeriodKey) -> Result<u32> {
+    /// The places column, as values (older chunks) or as runs.
     #[derive(Deserialize)]
     struct Places {
+        #[serde(default)]
         places: Vec<u32>,
+        #[serde(default)]
+        place_runs: Runs<u32>,
     }
     let Some(first) =
         frozen_chunk::Entity::find_by_id((key.0.clone(), key.1.clone(), key.2 as i32, 0))
@@ -436,7 +504,12 @@ async fn first_places<C: ConnectionTrait>(db: &C, key: &PeriodKey) -> Result<u32
         return Ok(0);
     };
     let chunk: Places = decode(key, "chunk", &first.body)?;
-    Ok(chunk.places.first().copied().unwrap_or(0))
+    Ok(chunk
+        .place_runs
+        .first()
+        .map(|&(places, _)| places)
+        .or_else(|| chunk.places.first().copied())
+        .unwrap_or(0))
 }
 
 /// One page of the list of `key` (`None` when no list is decided there), reading only the chunks
@@ -591,6 +664,73 @@ mod tests {
         );
     }
 
+    /// Replaces a stored list's first chunk with `body`, as another version might have written it.
+    async fn overwrite_first_chunk(db: &sea_orm::DatabaseConnection, key: &PeriodKey, body: &str) {
+        frozen_chunk::Entity::update(frozen_chunk::ActiveModel {
+            championship_id: Set(key.0.clone()),
+            stage: Set(key.1.clone()),
+            period: Set(key.2 as i32),
+            chunk: Set(0),
+            body: Set(body.to_owned()),
+        })
+        .exec(db)
+        .await
+        .expect("chunk replaced");
+    }
+
+    #[test]
+    fn a_chunk_writes_the_columns_in_list_order_as_runs_of_equal_values() {
+        let mut rows = vec![
+            row("pl_a", 1, true, 0),
+            row("pl_b", 2, true, 0),
+            row("pl_c", 2, true, 0),
+            row("pl_d", 4, false, 1),
+        ];
+        rows[3].places = 3;
+        let body = encode_chunk(&rows).expect("encode");
+        for column in [
+            r#""rank_runs":[[1,1],[2,2],[4,1]]"#,
+            r#""advanced_runs":[[1,3],[0,1]]"#,
+            r#""point_runs":[[38,1],[36,2],[32,1]]"#,
+            r#""place_runs":[[2,3],[3,1]]"#,
+            r#""reason_runs":[[0,3],[1,1]]"#,
+            r#""wins":[1,2,2,4]"#,
+        ] {
+            assert!(body.contains(column), "{column} in {body}");
+        }
+        for plain in [
+            "\"ranks\"",
+            "\"advanced\"",
+            "\"points\"",
+            "\"places\"",
+            "\"reasons\"",
+        ] {
+            assert!(!body.contains(plain), "{plain} in {body}");
+        }
+        assert_eq!(
+            column(Vec::new(), &[(7u32, 2), (9, 1)], 3),
+            Some(vec![7, 7, 9])
+        );
+        assert_eq!(column(vec![7u32, 7, 9], &[], 3), Some(vec![7, 7, 9]));
+        // Runs of the wrong total, or runs and values both: unreadable, never guessed.
+        assert_eq!(column(Vec::new(), &[(7u32, 2)], 3), None);
+        assert_eq!(column(vec![7u32, 7, 9], &[(7, 3)], 3), None);
+        assert_eq!(column(vec![7u32], &[], 3), None);
+    }
+
+    #[tokio::test]
+    async fn a_chunk_whose_runs_do_not_add_up_is_refused_as_unreadable() {
+        let db = database().await;
+        let whole = list(3);
+        store(&db, &whole).await.expect("store");
+        let short = r#"{"prefix":"p000000","players":["0","1","2"],"wins":[0,1,2],"counted":[0,1,2],
+            "rank_runs":[[1,2]],"advanced_runs":[[1,3]],"point_runs":[[5,3]],"place_runs":[[30,3]],
+            "reason_runs":[[0,3]]}"#;
+        overwrite_first_chunk(&db, &whole.key, short).await;
+        let error = load(&db, &whole.key).await.expect_err("ragged");
+        assert!(error.to_string().contains("ragged columns"), "{error}");
+    }
+
     #[tokio::test]
     async fn a_chunk_stored_before_prefixes_reads_as_it_did() {
         let db = database().await;
@@ -600,16 +740,7 @@ mod tests {
         let old = r#"{"players":["p0000000","p0000001","p0000002"],"ranks":[1,2,3],
             "advanced":[1,1,1],"points":[1000000,999999,999998],"wins":[0,1,2],
             "counted":[0,1,2],"places":[38,30,30],"reasons":[0,0,0]}"#;
-        frozen_chunk::Entity::update(frozen_chunk::ActiveModel {
-            championship_id: Set(whole.key.0.clone()),
-            stage: Set(whole.key.1.clone()),
-            period: Set(whole.key.2 as i32),
-            chunk: Set(0),
-            body: Set(old.to_owned()),
-        })
-        .exec(&db)
-        .await
-        .expect("old chunk");
+        overwrite_first_chunk(&db, &whole.key, old).await;
         assert_eq!(load(&db, &whole.key).await.expect("load"), Some(whole));
     }
 
