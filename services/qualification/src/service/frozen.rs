@@ -16,9 +16,10 @@
 //!
 //! The columns that follow the list's order, rank, verdict, points, places and reason, are
 //! written as runs of equal values, `[value, count]`: a national list in rank order has a few
-//! thousand runs for a million rows (a whole tie has one rank and one point total), which halves
-//! its bytes and the time to store them. Wins and counted games vary from row to row and are
-//! written whole.
+//! thousand runs for a million rows (a whole tie has one rank and one point total). A chunk of
+//! 65,536 such rows with bulk-made ids took 2.1 MB instead of 3.3 MB, and reading a national list
+//! back a page at a time got about a third faster (`qiwang bench ingest`); the close's store time
+//! did not measurably change. Wins and counted games vary from row to row and are written whole.
 //!
 //! Chunks stored earlier read as they did: without `prefix`, with whole ids; without runs, with
 //! the columns `ranks`, `advanced`, `points`, `places` and `reasons` written value by value.
