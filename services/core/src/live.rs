@@ -160,15 +160,19 @@ impl<K: Copy> RankIndex<K> {
         self.len == 0
     }
 
-    /// Rebuilds the fences and the Fenwick tree after blocks split, merge or go.
+    /// Rebuilds the fences and the Fenwick tree after blocks split, merge or go, in the arrays they
+    /// have: at a million entries the fences are about 450 KB, and a new array at every split or
+    /// merge (hundreds a second while ingesting) was fresh memory to fault in and zero each time.
+    /// Measured with a throwaway test (1,000,000 players, the last million of 3,000,000 games of
+    /// equal length, release build): 14.9 µs a game instead of 15.9 µs.
     fn rebuild(&mut self) {
-        self.fences = self
-            .blocks
-            .iter()
-            .filter_map(|b| b.last().copied())
-            .collect();
+        self.fences.clear();
+        self.fences
+            .extend(self.blocks.iter().filter_map(|b| b.last().copied()));
         let n = self.blocks.len();
-        let mut tree = vec![0usize; n + 1];
+        let tree = &mut self.tree;
+        tree.clear();
+        tree.resize(n + 1, 0);
         for j in 1..=n {
             tree[j] += self.blocks[j - 1].len();
             let parent = j + (j & j.wrapping_neg());
@@ -176,7 +180,6 @@ impl<K: Copy> RankIndex<K> {
                 tree[parent] += tree[j];
             }
         }
-        self.tree = tree;
     }
 
     fn refresh_fence(&mut self, block: usize) {
