@@ -281,7 +281,8 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
             measured_player.clone(),
         );
         tokio::spawn(async move {
-            let (mut page, mut own, mut missing) = (Vec::new(), Vec::new(), 0u32);
+            let (mut page, mut own) = (Vec::new(), Vec::new());
+            let (mut missing, mut failed) = (0u32, 0u32);
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 let t = Instant::now();
                 let _ = qual
@@ -305,14 +306,16 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
                         },
                     ))
                     .await;
-                // Until the first commit the player has no row: such a read is counted apart.
+                // Until the first commit the player has no row: such a read is counted apart, and
+                // so is any other failure (which the summary then shows).
                 match row {
                     Ok(_) => own.push(t.elapsed().as_secs_f64() * 1000.0),
-                    Err(_) => missing += 1,
+                    Err(status) if status.code() == tonic::Code::NotFound => missing += 1,
+                    Err(_) => failed += 1,
                 }
                 tokio::time::sleep(std::time::Duration::from_millis(10)).await;
             }
-            (page, own, missing)
+            (page, own, missing, failed)
         })
     };
 
@@ -357,7 +360,7 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
     }
     let ingest = t.elapsed().as_secs_f64();
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let (mut page, mut own, missing) = reader.await?;
+    let (mut page, mut own, missing, failed) = reader.await?;
     page.sort_by(f64::total_cmp);
     own.sort_by(f64::total_cmp);
     println!(
@@ -371,7 +374,7 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         page.len()
     );
     println!(
-        "own row while ingesting: p50 {:.1} ms, p99 {:.1} ms ({} samples; {missing} before the player had a row)",
+        "own row while ingesting: p50 {:.1} ms, p99 {:.1} ms ({} samples; {missing} before the player had a row, {failed} failed)",
         percentile(&own, 0.5),
         percentile(&own, 0.99),
         own.len()
