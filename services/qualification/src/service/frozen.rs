@@ -341,11 +341,52 @@ fn encode_chunk(rows: &[FrozenRow]) -> Result<String> {
     encode("chunk", &chunk)
 }
 
+/// A decided list's chunks as stored, made by [`encode_chunks`] (plain CPU work, for a blocking
+/// thread) and written by [`store_encoded`].
+pub(super) struct EncodedChunks(Vec<String>);
+
+/// Encodes a decided list's chunks (rows in list order), on two threads when it has several.
+/// A national list's rows name a million ids scattered in memory (their rank order is not the
+/// order they were allocated in), and encoding them was the largest part of storing a close:
+/// 0.21 s of 0.36 s on one thread (SQLite, 950,289 rows; 0.13 s is the commit).
+pub(super) fn encode_chunks(rows: &[FrozenRow]) -> Result<EncodedChunks> {
+    debug_assert!(rows.is_sorted_by(|a, b| list_order(a, b).is_le()));
+    let chunks: Vec<&[FrozenRow]> = rows.chunks(ROWS_PER_CHUNK).collect();
+    let encode_all = |chunks: &[&[FrozenRow]]| {
+        chunks
+            .iter()
+            .map(|c| encode_chunk(c))
+            .collect::<Result<Vec<_>>>()
+    };
+    if chunks.len() < 2 {
+        return encode_all(&chunks).map(EncodedChunks);
+    }
+    let (first, second) = chunks.split_at(chunks.len().div_ceil(2));
+    std::thread::scope(|s| {
+        let other = s.spawn(|| encode_all(second));
+        let mut bodies = encode_all(first)?;
+        let rest = other
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        bodies.extend(rest);
+        Ok(EncodedChunks(bodies))
+    })
+}
+
 /// Stores a decided list (rows in list order) inside the caller's transaction.
 pub(super) async fn store<C: ConnectionTrait>(db: &C, list: &FrozenList) -> Result<()> {
-    debug_assert!(list.rows.is_sorted_by(|a, b| list_order(a, b).is_le()));
+    let chunks = encode_chunks(&list.rows)?;
+    store_encoded(db, list, chunks).await
+}
+
+/// Stores a decided list whose chunks `chunks` are (see [`encode_chunks`]) inside the caller's
+/// transaction.
+pub(super) async fn store_encoded<C: ConnectionTrait>(
+    db: &C,
+    list: &FrozenList,
+    chunks: EncodedChunks,
+) -> Result<()> {
     let (championship, stage, period) = (&list.key.0, &list.key.1, list.key.2 as i32);
-    let chunks = list.rows.chunks(ROWS_PER_CHUNK);
     frozen_list::Entity::insert(frozen_list::ActiveModel {
         championship_id: Set(championship.clone()),
         stage: Set(stage.clone()),
@@ -354,18 +395,18 @@ pub(super) async fn store<C: ConnectionTrait>(db: &C, list: &FrozenList) -> Resu
         decided_at: Set(list.decided_at),
         row_count: Set(list.rows.len() as i32),
         advanced_count: Set(list.advanced().count() as i32),
-        chunk_count: Set(chunks.len() as i32),
+        chunk_count: Set(chunks.0.len() as i32),
         reasons: Set(encode("reasons", &list.reasons)?),
     })
     .exec(db)
     .await?;
-    for (n, rows) in chunks.enumerate() {
+    for (n, body) in chunks.0.into_iter().enumerate() {
         frozen_chunk::Entity::insert(frozen_chunk::ActiveModel {
             championship_id: Set(championship.clone()),
             stage: Set(stage.clone()),
             period: Set(period),
             chunk: Set(n as i32),
-            body: Set(encode_chunk(rows)?),
+            body: Set(body),
         })
         .exec(db)
         .await?;
