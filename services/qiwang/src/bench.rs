@@ -451,8 +451,8 @@ async fn scrape(addr: std::net::SocketAddr) -> anyhow::Result<String> {
     Ok(text)
 }
 
-/// How many of the qualification service's successful `method` calls took at most 0.5, 1, 2.5
-/// and 5 ms in the service, from its request latency histogram.
+/// How many of the qualification service's successful `method` calls took at most each of the
+/// request latency histogram's bounds up to 5 ms (0.5, 1, 2.5 and 5 ms) in the service.
 fn service_share(metrics: &str, method: &str) -> String {
     let path = format!("method=\"/qiwang.qualification.v1.QualificationService/{method}\"");
     let mut buckets: Vec<(String, u64)> = Vec::new();
@@ -484,21 +484,20 @@ fn service_share(metrics: &str, method: &str) -> String {
     if total == 0 {
         return "no calls recorded".into();
     }
-    let shares: Vec<String> = [
-        ("0.0005", "0.5"),
-        ("0.001", "1"),
-        ("0.0025", "2.5"),
-        ("0.005", "5"),
-    ]
-    .iter()
-    .filter_map(|(le, ms)| {
-        let (_, n) = buckets.iter().find(|(bound, _)| bound == le)?;
-        Some(format!(
-            "{:.2}% within {ms} ms",
-            *n as f64 * 100.0 / total as f64
-        ))
-    })
-    .collect();
+    // The histogram's own bounds up to 5 ms, labelled as the exposition writes them.
+    let shares: Vec<String> = qiwang_infra::metrics::BUCKETS
+        .iter()
+        .filter(|bound| **bound <= 0.005)
+        .filter_map(|bound| {
+            let le = bound.to_string();
+            let (_, n) = buckets.iter().find(|(b, _)| *b == le)?;
+            let ms = (bound * 1e6).round() / 1e3;
+            Some(format!(
+                "{:.2}% within {ms} ms",
+                *n as f64 * 100.0 / total as f64
+            ))
+        })
+        .collect();
     format!("{} ({total} calls)", shares.join(", "))
 }
 
