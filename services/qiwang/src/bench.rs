@@ -31,6 +31,10 @@ pub struct IngestBench {
     /// Partner streams reporting at the same time.
     #[arg(long, default_value_t = 2)]
     pub streams: u32,
+    /// Games offered per second, all streams together, spread evenly over time; 0 offers them as
+    /// fast as the suite acknowledges them (which measures throughput, on a saturated machine).
+    #[arg(long, default_value_t = 0)]
+    pub rate: u32,
     /// Database to run on (default: a fresh SQLite file in a temporary directory).
     #[arg(long)]
     pub database_url: Option<String>,
@@ -148,6 +152,13 @@ fn game(champ: &str, n: u32, players: u32, rng: &mut Rng) -> q::GameReport {
         });
     }
     report
+}
+
+/// When game number `game` may leave at an offered `rate` (games per second, all streams
+/// together) from `started`; `None` at rate 0 (as fast as acknowledged).
+fn release_time(started: Instant, game: u32, rate: u32) -> Option<Instant> {
+    (rate > 0)
+        .then(|| started + std::time::Duration::from_secs_f64(f64::from(game) / f64::from(rate)))
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -327,6 +338,7 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         let mut qual = QualificationServiceClient::new(channel.clone());
         let (partner, champ, next) = (partner.clone(), champ.clone(), next.clone());
         let (games, size, players) = (bench.games, bench.stream_size.max(1), bench.players);
+        let (rate, started) = (bench.rate, t);
         partners.push(qiwang_infra::lane::spawn_bulk(async move {
             let (mut stored, mut refused) = (0u64, 0u64);
             loop {
@@ -336,13 +348,21 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
                 }
                 // The same game numbers give the same games, whichever stream sends them.
                 let mut rng = Rng(0x5EED ^ u64::from(n));
-                let reports: Vec<q::GameReport> = (n..(n + size).min(games))
-                    .map(|i| game(&champ, i, players, &mut rng))
+                let reports: Vec<(u32, q::GameReport)> = (n..(n + size).min(games))
+                    .map(|i| (i, game(&champ, i, players, &mut rng)))
                     .collect();
-                let summary = qual
-                    .report_games(req(&partner, tokio_stream::iter(reports)))
-                    .await?
-                    .into_inner();
+                // At an offered rate, game `i` leaves no earlier than `i / rate` seconds after
+                // the start, whichever stream carries it.
+                let paced = tokio_stream::StreamExt::then(
+                    tokio_stream::iter(reports),
+                    move |(i, report)| async move {
+                        if let Some(due) = release_time(started, i, rate) {
+                            tokio::time::sleep_until(due.into()).await;
+                        }
+                        report
+                    },
+                );
+                let summary = qual.report_games(req(&partner, paced)).await?.into_inner();
                 stored += u64::from(summary.stored + summary.duplicates);
                 refused += u64::from(summary.refused);
                 if let Some(bad) = summary.outcomes.iter().find(|o| o.code != "OK") {
@@ -363,8 +383,12 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
     let (mut page, mut own, missing, failed) = reader.await?;
     page.sort_by(f64::total_cmp);
     own.sort_by(f64::total_cmp);
+    let offered = match bench.rate {
+        0 => "as fast as acknowledged".to_owned(),
+        rate => format!("offered at {rate} games/s"),
+    };
     println!(
-        "ingest: {stored} games acknowledged (durable) in {ingest:.1} s = {:.0} games/s ({refused} refused)",
+        "ingest ({offered}): {stored} games acknowledged (durable) in {ingest:.1} s = {:.0} games/s ({refused} refused)",
         stored as f64 / ingest
     );
     println!(
@@ -504,6 +528,21 @@ fn service_share(metrics: &str, method: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_offered_rate_spreads_the_games_evenly_over_time_and_rate_zero_sends_at_once() {
+        let started = Instant::now();
+        assert_eq!(release_time(started, 0, 20_000), Some(started));
+        assert_eq!(
+            release_time(started, 40_000, 20_000),
+            Some(started + std::time::Duration::from_secs(2))
+        );
+        assert_eq!(
+            release_time(started, 1, 4),
+            Some(started + std::time::Duration::from_millis(250))
+        );
+        assert_eq!(release_time(started, 40_000, 0), None);
+    }
 
     #[test]
     fn the_service_share_reads_one_methods_successful_calls_from_the_histogram() {
