@@ -1921,3 +1921,97 @@ async fn r_pub_1_to_3_finalist_list_notice_reports_replacement_and_r_reg_6_withd
         s.app.stop().await;
     }
 }
+
+/// Partners' streams committed concurrently (one transaction each, the next stored while the
+/// previous is applied to the live board) leave the board exactly as a recomputation from the
+/// stored games gives it: after a restart the suite rebuilds the period from the database.
+#[tokio::test]
+async fn concurrent_partner_streams_keep_the_live_board_equal_to_a_recomputation() {
+    for backend in backends() {
+        let mut s = Setup::new(backend.clone(), "xiangqi-2022").await;
+        let who = names("c", 8);
+        s.players(&who).await;
+        s.open("haixuan", 1).await;
+        let t0 = utc(2022, 6, 1, 4, 0);
+        // 4 partners' tasks, 10 streams each of 5 games: 200 games at distinct minutes.
+        let mut tasks = Vec::new();
+        for task in 0..4usize {
+            let reports: Vec<Vec<q::GameReport>> = (0..10usize)
+                .map(|call| {
+                    (0..5usize)
+                        .map(|k| {
+                            let n = (task * 10 + call) * 5 + k;
+                            let (a, b) = (&who[n % 8], &who[(n / 8 + n + 1) % 8]);
+                            let (a, b) = if a == b {
+                                (a, &who[(n + 2) % 8])
+                            } else {
+                                (a, b)
+                            };
+                            let mut g = s.win(
+                                &format!("c{n}"),
+                                a,
+                                b,
+                                t0 + Duration::minutes(i64::try_from(n).expect("small")),
+                            );
+                            if n % 3 == 0 {
+                                g.result = q::Result::Draw as i32;
+                                g.end_reason = q::EndReason::Normal as i32;
+                            }
+                            g
+                        })
+                        .collect()
+                })
+                .collect();
+            let (mut client, partner) = (s.client().await, s.partner.clone());
+            tasks.push(tokio::spawn(async move {
+                let mut stored = 0;
+                for group in reports {
+                    let summary = client
+                        .report_games(with_token(&partner, tokio_stream::iter(group)))
+                        .await
+                        .expect("stream")
+                        .into_inner();
+                    assert_eq!(summary.refused, 0, "{summary:?}");
+                    stored += summary.stored;
+                }
+                stored
+            }));
+        }
+        // A reader meanwhile: every page it is served is a consistent board.
+        let reader = {
+            let (mut client, org, period) =
+                (s.client().await, s.org.clone(), s.period("haixuan", 1));
+            tokio::spawn(async move {
+                for _ in 0..20 {
+                    let page = client
+                        .get_leaderboard(with_token(
+                            &org,
+                            q::LeaderboardRequest {
+                                period: Some(period.clone()),
+                                page_size: 100,
+                                ..Default::default()
+                            },
+                        ))
+                        .await
+                        .expect("leaderboard")
+                        .into_inner();
+                    let ranks: Vec<u32> = page.rows.iter().map(|r| r.rank).collect();
+                    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{ranks:?}");
+                }
+            })
+        };
+        let mut stored = 0;
+        for task in tasks {
+            stored += task.await.expect("partner");
+        }
+        reader.await.expect("reader");
+        assert_eq!(stored, 200, "{backend}");
+        let live = s.board("haixuan", 1).await;
+        let counted: u32 = live.rows.iter().map(|r| r.counted_games).sum();
+        assert_eq!(counted, 400, "{backend}: two players per game, each once");
+        s.app = s.app.restart().await;
+        let rebuilt = s.board("haixuan", 1).await;
+        assert_eq!(live.rows, rebuilt.rows, "{backend}");
+        s.app.stop().await;
+    }
+}

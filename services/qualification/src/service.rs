@@ -92,11 +92,14 @@ pub struct QualificationApi {
     /// its notice): each write is checked against the whole round or list before it is stored
     /// (thousands of items, not millions).
     organizer_write: Arc<tokio::sync::Mutex<()>>,
-    /// Queues this process's ingest transactions (from `BEGIN` to the live periods updated) in
-    /// arrival order. The database's counter row serializes them anyway, across replicas; queueing
-    /// here first spares SQLite's busy-wait sleeps, and a process applies its own commits to its
-    /// live periods in sequence order, so readers rarely have anything to fetch.
+    /// Queues this process's ingest transactions (from `BEGIN` to `COMMIT`) in arrival order. The
+    /// database's counter row serializes them anyway, across replicas; queueing here first spares
+    /// SQLite's busy-wait sleeps.
     ingest_write: Arc<tokio::sync::Mutex<()>>,
+    /// Queues the applying of committed ingest transactions to the live periods. Taken before
+    /// `ingest_write` is released (hand over hand), so commits are applied in sequence order and
+    /// readers rarely have anything to fetch, while the next transaction is already being stored.
+    ingest_apply: Arc<tokio::sync::Mutex<()>>,
     /// Change sequence values this process's ingest has taken and not yet applied to its live
     /// periods (see `live::InFlight`).
     in_flight: live::InFlight,
@@ -162,6 +165,7 @@ impl QualificationApi {
             advanced: Arc::default(),
             organizer_write: Arc::default(),
             ingest_write: Arc::default(),
+            ingest_apply: Arc::default(),
             in_flight: live::InFlight::default(),
             changes,
             shutdown,
@@ -643,15 +647,20 @@ impl QualificationApi {
         }
         txn.commit().await?;
         in_flight.committed();
+        // The apply queue is joined before the write queue is left, so commits are applied in
+        // sequence order while the next transaction is stored. (Dropped before it is joined, this
+        // write is committed and not applied: the next read catches up from the database.)
+        let applying = self.ingest_apply.clone().lock_owned().await;
+        drop(queued);
         // Applied in a task of its own: a partner hanging up must not stop it between slices.
-        // The queue and the in-flight value are held until the games are applied. On the request
-        // runtime, not the bulk lane: readers wait for the period while a slice is applied, and a
-        // bulk thread preempted while it holds the period would keep them waiting behind every
-        // thread of normal priority (priority inversion).
+        // The apply queue and the in-flight value are held until the games are applied. On the
+        // request runtime, not the bulk lane: readers wait for the period while a slice is
+        // applied, and a bulk thread preempted while it holds the period would keep them waiting
+        // behind every thread of normal priority (priority inversion).
         let api = self.clone();
         let apply = async move {
             api.apply_committed(seq, committed).await;
-            drop((queued, in_flight));
+            drop((applying, in_flight));
         };
         let applied = match &self.requests {
             Some(requests) => requests.spawn(apply),
