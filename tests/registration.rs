@@ -826,6 +826,41 @@ async fn r_reg_3_and_r_reg_1_bulk_import_checks_every_row_like_the_single_calls(
             .into_inner()
             .player_ids;
         assert_eq!(entered.len(), 2, "{backend}");
+        // Asked about many at once (more than 64: on the bulk lane), the same answers in place.
+        let mut many: Vec<String> = (0..100).map(|i| format!("acc-none-{i}")).collect();
+        many.insert(50, "acc-2".into());
+        let found = reg
+            .resolve_accounts(with_token(
+                &org,
+                pb::ResolveAccountsRequest {
+                    platform: "yizhan".into(),
+                    account_ids: many,
+                },
+            ))
+            .await
+            .expect("resolve many")
+            .into_inner()
+            .player_ids;
+        assert_eq!(found.len(), 101, "{backend}");
+        for (i, player) in found.iter().enumerate() {
+            let expected = if i == 50 { &summary.player_ids[1] } else { "" };
+            assert_eq!(player, expected, "{backend}: account {i}");
+        }
+        let mut many: Vec<String> = (0..100).map(|i| format!("no-player-{i}")).collect();
+        many.push(summary.player_ids[0].clone());
+        let entered = reg
+            .list_entered_players(with_token(
+                &org,
+                pb::ListEnteredPlayersRequest {
+                    championship_id: champ.clone(),
+                    player_ids: many,
+                },
+            ))
+            .await
+            .expect("entries of many")
+            .into_inner()
+            .player_ids;
+        assert_eq!(entered, [summary.player_ids[0].clone()], "{backend}");
         // Importing the same rows again refuses them all: one person, one player.
         let again = reg
             .import_players(with_token(

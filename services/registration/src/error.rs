@@ -38,6 +38,9 @@ pub enum RegistrationError {
     StoredPreset(String, PresetErrors),
     #[error("database error: {0}")]
     Db(#[from] DbErr),
+    /// Work handed to the bulk lane ended without an answer (it panicked).
+    #[error("bulk work failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
 }
 
 pub type Result<T> = std::result::Result<T, RegistrationError>;
@@ -53,7 +56,7 @@ impl From<RegistrationError> for Status {
     fn from(e: RegistrationError) -> Status {
         use RegistrationError as E;
         match &e {
-            E::Db(_) | E::StoredPreset(..) | E::Upstream { .. } => {}
+            E::Db(_) | E::StoredPreset(..) | E::Upstream { .. } | E::Task(_) => {}
             _ => tracing::warn!(error = %e, "request refused"),
         }
         match e {
@@ -77,6 +80,7 @@ impl From<RegistrationError> for Status {
                 status::internal(&format!("loading championship {id}"), &errors)
             }
             E::Db(db) => status::internal("accessing the registration database", &db),
+            E::Task(e) => status::internal("looking up many players or accounts", &e),
         }
     }
 }

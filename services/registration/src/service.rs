@@ -8,6 +8,7 @@ use qiwang_core::preset::{self, Game, Preset};
 use qiwang_core::region;
 use qiwang_infra::auth::{self, AuthInterceptor, Caller, Role, Verifier};
 use qiwang_infra::db::is_unique_violation;
+use qiwang_infra::lane;
 use qiwang_proto::registration::v1 as pb;
 use qiwang_proto::registration::v1::registration_service_server::{
     RegistrationService, RegistrationServiceServer,
@@ -91,6 +92,10 @@ impl RegistrationApi {
 }
 
 type Reply<T> = std::result::Result<Response<T>, Status>;
+
+/// Lookups of more ids than this in one call (qualification's ingest asks for thousands) are bulk
+/// work: they run on the bulk lane (`qiwang_infra::lane`), so that requests outrank them.
+const BULK_LOOKUP: usize = 64;
 
 fn reply<T>(r: Result<T>) -> Reply<T> {
     r.map(Response::new).map_err(Status::from)
@@ -776,6 +781,20 @@ impl RegistrationApi {
         })
     }
 
+    /// Runs a lookup of `ids` ids: on the bulk lane when they are more than [`BULK_LOOKUP`].
+    async fn lookup<T, W, F>(&self, ids: usize, work: W) -> Result<T>
+    where
+        W: FnOnce(RegistrationApi) -> F,
+        F: Future<Output = Result<T>> + Send + 'static,
+        T: Send + 'static,
+    {
+        let api = self.clone();
+        if ids <= BULK_LOOKUP {
+            return work(api).await;
+        }
+        lane::spawn_bulk(work(api)).await?
+    }
+
     async fn resolve_accounts_impl(
         &self,
         caller: Caller,
@@ -1169,9 +1188,13 @@ impl RegistrationService for RegistrationApi {
         request: Request<pb::ResolveAccountsRequest>,
     ) -> Reply<pb::ResolveAccountsResponse> {
         let caller = auth::caller(&request)?;
+        let req = request.into_inner();
+        let ids = req.account_ids.len();
         reply(
-            self.resolve_accounts_impl(caller, request.into_inner())
-                .await,
+            self.lookup(ids, |api| async move {
+                api.resolve_accounts_impl(caller, req).await
+            })
+            .await,
         )
     }
 
@@ -1180,9 +1203,13 @@ impl RegistrationService for RegistrationApi {
         request: Request<pb::ListEnteredPlayersRequest>,
     ) -> Reply<pb::ListEnteredPlayersResponse> {
         let caller = auth::caller(&request)?;
+        let req = request.into_inner();
+        let ids = req.player_ids.len();
         reply(
-            self.entered_players_impl(caller, request.into_inner())
-                .await,
+            self.lookup(ids, |api| async move {
+                api.entered_players_impl(caller, req).await
+            })
+            .await,
         )
     }
 
