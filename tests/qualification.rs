@@ -1941,12 +1941,8 @@ async fn concurrent_partner_streams_keep_the_live_board_equal_to_a_recomputation
                     (0..5usize)
                         .map(|k| {
                             let n = (task * 10 + call) * 5 + k;
-                            let (a, b) = (&who[n % 8], &who[(n / 8 + n + 1) % 8]);
-                            let (a, b) = if a == b {
-                                (a, &who[(n + 2) % 8])
-                            } else {
-                                (a, b)
-                            };
+                            // The opponent 1 to 7 places on: never the player themself.
+                            let (a, b) = (&who[n % 8], &who[(n + 1 + (n / 8) % 7) % 8]);
                             let mut g = s.win(
                                 &format!("c{n}"),
                                 a,
