@@ -58,6 +58,40 @@ fn lower_priority() {
     }
 }
 
+/// Lowers every thread of this process whose name starts with `prefix` to [`NICENESS`]: for
+/// threads a library makes, on which no hook of ours runs (on Linux, a thread's priority can be set
+/// by its id from any thread of the process). Threads at or below that priority already are left
+/// alone. `prefix` is at most 15 bytes, what Linux keeps of a thread's name.
+pub fn lower_threads_named(prefix: &str) {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{Pid, getpriority_process, setpriority_process};
+        let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+            return;
+        };
+        for task in tasks.flatten() {
+            let Some(tid) = task
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse().ok())
+                .and_then(Pid::from_raw)
+            else {
+                continue;
+            };
+            // A thread that ended since it was listed has no name to read.
+            if std::fs::read_to_string(task.path().join("comm"))
+                .is_ok_and(|c| c.starts_with(prefix))
+                && getpriority_process(Some(tid)).is_ok_and(|now| now < NICENESS)
+                && let Err(error) = setpriority_process(Some(tid), NICENESS)
+            {
+                tracing::warn!(%error, thread = prefix, "a thread keeps its creator's priority");
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = prefix;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,6 +114,34 @@ mod tests {
         assert_eq!(name.as_deref(), Some("qiwang-bulk"));
         assert_eq!(bulk, caller.map(|c| c.max(NICENESS)));
         // The caller's thread keeps its priority.
+        assert_eq!(niceness(), caller);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn threads_are_lowered_by_name_and_no_other() {
+        let niceness = || rustix::process::getpriority_process(None).expect("niceness");
+        let spawn = |name: &str| {
+            let (ready, wait) = std::sync::mpsc::channel();
+            let (stop, stopped) = std::sync::mpsc::channel::<()>();
+            let thread = std::thread::Builder::new()
+                .name(name.to_owned())
+                .spawn(move || {
+                    ready.send(()).expect("ready");
+                    let _ = stopped.recv();
+                    niceness()
+                })
+                .expect("spawn");
+            wait.recv().expect("started");
+            (thread, stop)
+        };
+        let caller = niceness();
+        let (named, stop_named) = spawn("lane-test-db-1");
+        let (other, stop_other) = spawn("lane-test-other");
+        lower_threads_named("lane-test-db-");
+        drop((stop_named, stop_other));
+        assert_eq!(named.join().expect("named"), caller.max(NICENESS));
+        assert_eq!(other.join().expect("other"), caller);
         assert_eq!(niceness(), caller);
     }
 }
