@@ -1176,18 +1176,24 @@ impl QualificationApi {
         };
         // Cut and encode on a blocking thread: a national cut is most of a second of CPU, which on
         // a request runtime worker would stall the leaderboard reads queued behind it.
-        let (list, chunks, cutting, encoding) = tokio::task::spawn_blocking(move || {
-            let (list, cutting) = decide(list, &groups, candidates);
-            let encode_started = std::time::Instant::now();
-            let chunks = frozen::encode_chunks(&list.rows);
-            (list, chunks, cutting, encode_started.elapsed())
-        })
-        .await?;
+        // The list's connection is opened meanwhile (see `db::for_large_write`).
+        let (decision, writer) = tokio::join!(
+            tokio::task::spawn_blocking(move || {
+                let (list, cutting) = decide(list, &groups, candidates);
+                let encode_started = std::time::Instant::now();
+                let chunks = frozen::encode_chunks(&list.rows);
+                (list, chunks, cutting, encode_started.elapsed())
+            }),
+            qiwang_infra::db::for_large_write(&self.db)
+        );
+        let (list, chunks, cutting, encoding) = decision?;
+        let writer = writer?;
         let decided = started.elapsed();
-        let txn = self.db.begin().await?;
+        let txn = writer.begin().await?;
         frozen::store_encoded(&txn, &list, chunks?).await?;
         txn.commit().await?;
         let stored = started.elapsed();
+        qiwang_infra::db::checkpoint_soon(&self.db);
         lock(&self.advanced).retain(|k, _| k.0 != key.0);
         // Followers subscribed now get every row; with none, a million copies are not made for
         // nobody (one subscribing meanwhile follows from its subscription, as always).
