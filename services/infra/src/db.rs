@@ -17,6 +17,16 @@ use std::time::Duration;
 /// nothing from an idle machine); on a saturated one it shares with the bulk lane.
 const SQLITE_THREAD: &str = "qiwang-sqlite-";
 
+/// After a new SQLite connection: its thread, and any other of ours still at a higher priority,
+/// lowered (see [`SQLITE_THREAD`]).
+fn lower_sqlite_threads(
+    _: &mut sea_orm::sqlx::SqliteConnection,
+    _: sea_orm::sqlx::pool::PoolConnectionMetadata,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<(), sea_orm::sqlx::Error>> + Send + '_>> {
+    crate::lane::lower_threads_named(SQLITE_THREAD);
+    Box::pin(async { Ok(()) })
+}
+
 /// Opens a pool on `url` (`sqlite://…` or `postgres://…`). For SQLite the parent directory of the
 /// file is created if missing.
 pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
@@ -37,12 +47,7 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
                 .create_if_missing(true)
                 .thread_name(|id| format!("{SQLITE_THREAD}{id}"))
         });
-        opts.map_sqlx_sqlite_pool_opts(|pool| {
-            pool.after_connect(|_, _| {
-                crate::lane::lower_threads_named(SQLITE_THREAD);
-                Box::pin(async { Ok(()) })
-            })
-        });
+        opts.map_sqlx_sqlite_pool_opts(|pool| pool.after_connect(lower_sqlite_threads));
     } else {
         // Plan every execution with its values: sqlx keeps statements prepared per connection, and
         // a generic plan chosen while a table was small can stay as it grows to millions of rows
@@ -95,10 +100,7 @@ pub async fn for_large_write(db: &DatabaseConnection) -> Result<DatabaseConnecti
         .pragma("wal_autocheckpoint", "0");
     let pool = sea_orm::sqlx::sqlite::SqlitePoolOptions::new()
         .max_connections(1)
-        .after_connect(|_, _| {
-            crate::lane::lower_threads_named(SQLITE_THREAD);
-            Box::pin(async { Ok(()) })
-        })
+        .after_connect(lower_sqlite_threads)
         .connect_with(options)
         .await
         .map_err(|e| DbErr::Conn(sea_orm::RuntimeErr::Internal(e.to_string())))?;
