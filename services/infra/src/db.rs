@@ -352,14 +352,13 @@ mod tests {
             if !name.starts_with(SQLITE_THREAD) {
                 continue;
             }
-            let stat = std::fs::read_to_string(task.path().join("stat")).expect("stat");
-            // Fields after the name: state is the 3rd of stat, niceness the 19th.
-            let after_name = stat.rsplit_once(") ").expect("stat format").1;
-            let niceness: i32 = after_name
-                .split(' ')
-                .nth(16)
+            let tid = task
+                .file_name()
+                .to_str()
                 .and_then(|n| n.parse().ok())
-                .expect("niceness");
+                .and_then(rustix::process::Pid::from_raw)
+                .expect("a thread id");
+            let niceness = rustix::process::getpriority_process(Some(tid)).expect("niceness");
             assert!(niceness >= crate::lane::NICENESS, "{name}: {niceness}");
             seen += 1;
         }
