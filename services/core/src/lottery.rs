@@ -150,9 +150,16 @@ pub fn sha256(data: &[u8]) -> [u8; 32] {
     out
 }
 
-/// Lowercase hex of bytes (for publishing digests).
+/// Lowercase hex of bytes (for publishing digests). Ingest hashes every reported game, so this
+/// writes the digits into one string instead of formatting (and allocating) one per byte.
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -288,6 +295,14 @@ mod tests {
 
     fn names(prefix: &str, n: usize) -> Vec<String> {
         (1..=n).map(|i| format!("{prefix}{i}")).collect()
+    }
+
+    #[test]
+    fn hex_writes_two_lowercase_digits_per_byte_as_formatting_does() {
+        let all: Vec<u8> = (0..=255).collect();
+        let formatted: String = all.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex(&all), formatted);
+        assert_eq!(hex(&[]), "");
     }
 
     #[test]

@@ -16,6 +16,9 @@ use std::time::Duration;
 /// does wait for the database waits no longer than before on an idle machine (niceness takes
 /// nothing from an idle machine); on a saturated one it shares with the bulk lane.
 const SQLITE_THREAD: &str = "qiwang-sqlite-";
+/// SQLite's memory-mapping ceiling on this platform (`SQLITE_MAX_MMAP_SIZE`, 0x7fff0000): a larger
+/// `mmap_size` would be lowered to it.
+const MMAP_SIZE: &str = "2147418112";
 
 /// After a new SQLite connection: its thread, and any other of ours still at a higher priority,
 /// lowered (see [`SQLITE_THREAD`]).
@@ -43,6 +46,11 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
                 // 64 MiB of page cache per connection (SQLite's default is 2 MiB): a period of
                 // millions of games keeps its tables' upper B-tree levels in memory.
                 .pragma("cache_size", "-65536")
+                // Read the file through a memory mapping (up to 2 GiB, SQLite's default ceiling)
+                // rather than copying each page into the connection's cache: a connection's cache
+                // is emptied whenever another connection has written since its last transaction,
+                // which during ingest is every transaction.
+                .pragma("mmap_size", MMAP_SIZE)
                 .foreign_keys(true)
                 .create_if_missing(true)
                 .thread_name(|id| format!("{SQLITE_THREAD}{id}"))
@@ -377,6 +385,21 @@ mod tests {
         .expect("a row")
         .try_get_by_index::<i64>(0)
         .expect("an integer")
+    }
+
+    #[tokio::test]
+    async fn a_sqlite_file_is_read_through_a_memory_mapping_on_every_connection() {
+        let dir = std::env::temp_dir().join(format!("qiwang-mmap-{}", std::process::id()));
+        let url = format!("sqlite://{}/q.db?mode=rwc", dir.display());
+        let db = connect(&url).await.expect("connect");
+        // Two connections at once: each was opened with the pragma, not only the first.
+        let (a, b) = tokio::join!(
+            scalar(&db, "PRAGMA mmap_size"),
+            scalar(&db, "PRAGMA mmap_size")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        let expected: i64 = MMAP_SIZE.parse().expect("a number");
+        assert_eq!((a, b), (expected, expected));
     }
 
     #[tokio::test]
