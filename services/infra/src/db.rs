@@ -46,10 +46,9 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
                 // 64 MiB of page cache per connection (SQLite's default is 2 MiB): a period of
                 // millions of games keeps its tables' upper B-tree levels in memory.
                 .pragma("cache_size", "-65536")
-                // Read the file through a memory mapping (up to 2 GiB, SQLite's default ceiling)
-                // rather than copying each page into the connection's cache: a connection's cache
-                // is emptied whenever another connection has written since its last transaction,
-                // which during ingest is every transaction.
+                // Read the file through a memory mapping rather than copying each page into the
+                // connection's cache: a connection's cache is emptied whenever another connection
+                // has written since its last transaction, which during ingest is every transaction.
                 .pragma("mmap_size", MMAP_SIZE)
                 .foreign_keys(true)
                 .create_if_missing(true)
@@ -392,7 +391,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("qiwang-mmap-{}", std::process::id()));
         let url = format!("sqlite://{}/q.db?mode=rwc", dir.display());
         let db = connect(&url).await.expect("connect");
-        // Two connections at once: each was opened with the pragma, not only the first.
+        // Two reads at once, which the pool may serve on two connections: whichever answers,
+        // it was opened with the pragma.
         let (a, b) = tokio::join!(
             scalar(&db, "PRAGMA mmap_size"),
             scalar(&db, "PRAGMA mmap_size")
