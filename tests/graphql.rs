@@ -1252,23 +1252,6 @@ async fn anonymous(
         .expect("JSON")
 }
 
-/// How many calls a gRPC method has served, from the suite's metrics.
-async fn grpc_calls(app: &qiwang_blackbox::TestApp, method: &str) -> u64 {
-    let text = reqwest::get(&app.metrics_url)
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("text");
-    text.lines()
-        .filter(|l| {
-            l.starts_with("qiwang_requests_total{protocol=\"grpc\"")
-                && l.contains(&format!("method=\"{method}\""))
-        })
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
-        .sum()
-}
-
 /// R-PUB-1/R-PUB-2 through GraphQL: anyone reads the published list (names, no personal data) and
 /// files a report without signing in, follows it with the receipt, and cannot flood the notice.
 #[tokio::test]
@@ -1401,11 +1384,9 @@ async fn r_pub_1_r_pub_2_anyone_reads_the_notice_and_reports_without_signing_in(
         );
 
         // Anyone reads it: names and regions, one registration call for the whole list.
-        let before = grpc_calls(
-            &app,
-            "/qiwang.registration.v1.RegistrationService/GetPublicProfiles",
-        )
-        .await;
+        let before = app
+            .grpc_calls("/qiwang.registration.v1.RegistrationService/GetPublicProfiles")
+            .await;
         let public = anonymous(&app, "203.0.113.7", notice, json!({ "c": champ })).await;
         let list = data(&public, "publicNotice");
         assert_eq!(list["notice"], "PUBLISHED", "{backend}: {public}");
@@ -1426,11 +1407,9 @@ async fn r_pub_1_r_pub_2_anyone_reads_the_notice_and_reports_without_signing_in(
             assert_eq!(f["statusReason"], "", "no organizers' notes: {public}");
             assert_eq!(f["finalsInformationDeadline"], "", "{public}");
         }
-        let after = grpc_calls(
-            &app,
-            "/qiwang.registration.v1.RegistrationService/GetPublicProfiles",
-        )
-        .await;
+        let after = app
+            .grpc_calls("/qiwang.registration.v1.RegistrationService/GetPublicProfiles")
+            .await;
         assert_eq!(
             after - before,
             1,

@@ -56,12 +56,7 @@ async fn metrics_are_scrapeable_and_count_requests_by_rpc_and_code() {
     let _ = app
         .graphql(Some(&org), "{ me { subject } }", serde_json::json!({}))
         .await;
-    let text = reqwest::get(&app.metrics_url)
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("body");
+    let text = app.metrics().await;
     assert!(
         text.contains("qiwang_requests_total{protocol=\"grpc\",method=\"/qiwang.registration.v1.RegistrationService/ListPresets\",code=\"OK\"} 1"),
         "{text}"

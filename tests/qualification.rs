@@ -690,12 +690,7 @@ async fn partner_reports_are_idempotent_and_bad_ones_are_refused_field_by_field(
         );
         assert_eq!(summary.outcomes[1].code, "INVALID_ARGUMENT", "{backend}");
         assert_eq!(summary.outcomes[1].field, "second_account", "{backend}");
-        let metrics = reqwest::get(&s.app.metrics_url)
-            .await
-            .expect("metrics")
-            .text()
-            .await
-            .expect("body");
+        let metrics = s.app.metrics().await;
         assert!(
             metrics.contains("qiwang_games_ingested_total{kind=\"stored\"} 3"),
             "{backend}: {metrics}"
@@ -2008,6 +2003,100 @@ async fn concurrent_partner_streams_keep_the_live_board_equal_to_a_recomputation
         s.app = s.app.restart().await;
         let rebuilt = s.board("haixuan", 1).await;
         assert_eq!(live.rows, rebuilt.rows, "{backend}");
+        s.app.stop().await;
+    }
+}
+
+const REGISTRATION: &str = "/qiwang.registration.v1.RegistrationService";
+
+/// The first report of a championship makes the replica load its online entrants on the partner's
+/// platform in one stream (R-REG-1's entered players, with their accounts); reports of preloaded
+/// players then need no lookup, and a player entered after the load is still looked up and admitted.
+#[tokio::test]
+async fn r_reg_1_a_replica_preloads_the_online_entrants_and_then_looks_up_only_newcomers() {
+    for backend in backends() {
+        let s = Setup::new(backend.clone(), "xiangqi-2022").await;
+        let mut field = names("pre", 4);
+        field.push("late01".to_owned());
+        let ids = s.registered(&field).await;
+        s.enter(&ids[..4]).await;
+        let late = &ids[4..];
+        s.open("haixuan", 1).await;
+        let t0 = utc(2022, 6, 2, 4, 0);
+        let first = s
+            .report_all(vec![s.win("g1", &field[0], &field[1], t0)])
+            .await;
+        assert_eq!(first.stored, 1, "{backend}: {first:?}");
+        let loaded = "qiwang_online_entrants_loaded_total{kind=\"yizhan\"} 4";
+        let mut waited = 0;
+        loop {
+            let text = s.app.metrics().await;
+            if text.lines().any(|l| l == loaded) {
+                break;
+            }
+            waited += 1;
+            assert!(waited < 200, "{backend}: entrants never loaded:\n{text}");
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        assert_eq!(
+            s.app
+                .grpc_calls(&format!("{REGISTRATION}/StreamOnlineEntrants"))
+                .await,
+            1,
+            "{backend}"
+        );
+        let resolves = s
+            .app
+            .grpc_calls(&format!("{REGISTRATION}/ResolveAccounts"))
+            .await;
+        let entries = s
+            .app
+            .grpc_calls(&format!("{REGISTRATION}/ListEnteredPlayers"))
+            .await;
+        let second = s
+            .report_all(vec![s.win(
+                "g2",
+                &field[2],
+                &field[3],
+                t0 + Duration::hours(1),
+            )])
+            .await;
+        assert_eq!(second.stored, 1, "{backend}: {second:?}");
+        assert_eq!(
+            (
+                s.app
+                    .grpc_calls(&format!("{REGISTRATION}/ResolveAccounts"))
+                    .await,
+                s.app
+                    .grpc_calls(&format!("{REGISTRATION}/ListEnteredPlayers"))
+                    .await,
+                s.app
+                    .grpc_calls(&format!("{REGISTRATION}/StreamOnlineEntrants"))
+                    .await,
+            ),
+            (resolves, entries, 1),
+            "{backend}: preloaded players need no lookup, and the load is not repeated"
+        );
+        s.enter(late).await;
+        let third = s
+            .report_all(vec![s.win(
+                "g3",
+                &field[0],
+                "late01",
+                t0 + Duration::hours(2),
+            )])
+            .await;
+        assert_eq!(
+            third.stored, 1,
+            "{backend}: entered after the load: {third:?}"
+        );
+        assert_eq!(
+            s.app
+                .grpc_calls(&format!("{REGISTRATION}/ResolveAccounts"))
+                .await,
+            resolves + 1,
+            "{backend}: the newcomer's account is looked up"
+        );
         s.app.stop().await;
     }
 }

@@ -874,3 +874,127 @@ async fn r_reg_3_and_r_reg_1_bulk_import_checks_every_row_like_the_single_calls(
         app.stop().await;
     }
 }
+
+/// `StreamOnlineEntrants` (what a qualification replica preloads, R-REG-1): every account on the
+/// platform whose player entered this championship's online qualifier, and nothing else: not
+/// another platform's accounts of the same player, not another championship's entrants.
+#[tokio::test]
+async fn r_reg_1_online_entrants_stream_lists_the_entered_accounts_of_one_platform() {
+    for backend in backends() {
+        let app = spawn_app(backend.clone()).await;
+        let org = app.token(Role::Organizer, "org-1");
+        let mut reg = app.registration().await;
+        let champ = championship_from(&app, preset_with_window("xiangqi-2022", -1, 1)).await;
+        let other = championship_from(&app, preset_with_window("xiangqi-2022", -1, 1)).await;
+        let row = |champ: &str, name: &str, seq: u32, accounts: &[(&str, &str)]| {
+            pb::ImportPlayerRequest {
+                player: Some(chinese_player(name, "19900101", seq)),
+                accounts: accounts
+                    .iter()
+                    .map(|(platform, account)| pb::LinkedAccount {
+                        platform: (*platform).into(),
+                        account_id: (*account).into(),
+                    })
+                    .collect(),
+                championship_id: champ.to_owned(),
+                events: vec!["men-individual".into()],
+            }
+        };
+        let rows = vec![
+            row(
+                &champ,
+                "甲",
+                11,
+                &[("yizhan", "acc-1"), ("tiantian", "tt-1")],
+            ),
+            row(&champ, "乙", 13, &[("yizhan", "acc-2")]),
+            row(&champ, "丙", 15, &[("tiantian", "tt-3")]),
+            row(&other, "丁", 17, &[("yizhan", "acc-4")]),
+        ];
+        let summary = reg
+            .import_players(with_token(&org, tokio_stream::iter(rows)))
+            .await
+            .expect("import")
+            .into_inner();
+        assert_eq!((summary.imported, summary.refused), (4, 0), "{backend}");
+        let read = |token: String, championship: String, platform: &str| {
+            let mut reg = reg.clone();
+            let platform = platform.to_owned();
+            async move {
+                let mut pages = reg
+                    .stream_online_entrants(with_token(
+                        &token,
+                        pb::StreamOnlineEntrantsRequest {
+                            championship_id: championship,
+                            platform,
+                        },
+                    ))
+                    .await?
+                    .into_inner();
+                let mut pairs = Vec::new();
+                while let Some(page) = pages.message().await? {
+                    assert_eq!(page.account_ids.len(), page.player_ids.len());
+                    pairs.extend(page.account_ids.into_iter().zip(page.player_ids));
+                }
+                pairs.sort();
+                Ok::<_, tonic::Status>(pairs)
+            }
+        };
+        let partner = app.token(Role::Partner, "bot");
+        let pairs = read(partner.clone(), champ.clone(), "yizhan")
+            .await
+            .expect("own platform");
+        assert_eq!(
+            pairs,
+            vec![
+                ("acc-1".to_owned(), summary.player_ids[0].clone()),
+                ("acc-2".to_owned(), summary.player_ids[1].clone()),
+            ],
+            "{backend}"
+        );
+        let pairs = read(org.clone(), champ.clone(), "tiantian")
+            .await
+            .expect("organizer, any platform");
+        assert_eq!(
+            pairs,
+            vec![
+                ("tt-1".to_owned(), summary.player_ids[0].clone()),
+                ("tt-3".to_owned(), summary.player_ids[2].clone()),
+            ],
+            "{backend}"
+        );
+        let pairs = read(org.clone(), other.clone(), "yizhan")
+            .await
+            .expect("the other championship");
+        assert_eq!(
+            pairs,
+            vec![("acc-4".to_owned(), summary.player_ids[3].clone())],
+            "{backend}"
+        );
+        let refused = |result: Result<Vec<(String, String)>, tonic::Status>| match result {
+            Ok(pairs) => panic!("{backend}: refused call answered {pairs:?}"),
+            Err(status) => status.code(),
+        };
+        assert_eq!(
+            refused(read(partner.clone(), champ.clone(), "tiantian").await),
+            Code::PermissionDenied,
+            "{backend}: a partner reads only its own platform"
+        );
+        assert_eq!(
+            refused(read(app.token(Role::Player, "p-1"), champ.clone(), "yizhan").await),
+            Code::PermissionDenied,
+            "{backend}: players may not list accounts"
+        );
+        assert_eq!(
+            refused(read(org.clone(), "no-such-championship".into(), "yizhan").await),
+            Code::NotFound,
+            "{backend}"
+        );
+        assert_eq!(
+            refused(read(org.clone(), champ.clone(), "Bad Platform").await),
+            Code::InvalidArgument,
+            "{backend}"
+        );
+        app.stop().await;
+    }
+}

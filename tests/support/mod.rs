@@ -206,6 +206,30 @@ impl TestApp {
         }
     }
 
+    /// The suite's metrics, as a scraper reads them.
+    pub async fn metrics(&self) -> String {
+        reqwest::get(&self.metrics_url)
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("body")
+    }
+
+    /// How many calls a gRPC method (`/package.Service/Method`) has served, whatever their code,
+    /// from the suite's metrics.
+    pub async fn grpc_calls(&self, method: &str) -> u64 {
+        let method = format!("method=\"{method}\"");
+        self.metrics()
+            .await
+            .lines()
+            .filter(|l| {
+                l.starts_with("qiwang_requests_total{protocol=\"grpc\"") && l.contains(&method)
+            })
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+            .sum()
+    }
+
     pub fn token(&self, role: Role, sub: &str) -> String {
         let platform = (role == Role::Partner).then_some("yizhan");
         self.verifier.mint(role, sub, platform, None).expect("mint")

@@ -86,6 +86,9 @@ pub struct QualificationApi {
     linked: Arc<Mutex<HashMap<String, HashMap<String, String>>>>,
     /// championship -> players known to have entered its online qualifier.
     entered: Arc<Mutex<HashMap<String, HashSet<String>>>>,
+    /// (championship, platform) pairs whose entrants this replica has begun to load into `linked`
+    /// and `entered` in one stream (see `preload_entrants`).
+    preloaded: Arc<Mutex<HashSet<(String, String)>>>,
     /// (championship, target stage) -> players the frozen lists advanced there.
     advanced: Arc<Mutex<HashMap<(String, String), AdvancedRows>>>,
     /// Serializes organizer workflows in this process (seeds, knockout rounds, the finalist list and
@@ -162,6 +165,7 @@ impl QualificationApi {
             live: Arc::default(),
             linked: Arc::default(),
             entered: Arc::default(),
+            preloaded: Arc::default(),
             advanced: Arc::default(),
             organizer_write: Arc::default(),
             ingest_write: Arc::default(),
@@ -394,6 +398,88 @@ impl QualificationApi {
         Ok(out)
     }
 
+    /// Starts, once per replica for each (championship, platform), loading every account of the
+    /// platform whose player entered the championship's online qualifier into `linked` and
+    /// `entered`, from registration's `StreamOnlineEntrants`, on the bulk lane. Until it is done,
+    /// and for anyone registered after it read them, `resolve` and `eligible` ask as before: the
+    /// load only spares them the asking (at national scale, most of the first hour's lookups). It
+    /// adds positives only, which stay true (links and entries are never removed), so it may race
+    /// with ingest freely. A failed load is logged and not retried; lookups still work without it.
+    fn preload_entrants(&self, caller: &Caller, championship: &str, platform: &str) {
+        let pair = (championship.to_owned(), platform.to_owned());
+        if !lock(&self.preloaded).insert(pair) {
+            return;
+        }
+        let api = self.clone();
+        let request = authed(
+            caller,
+            reg::StreamOnlineEntrantsRequest {
+                championship_id: championship.to_owned(),
+                platform: platform.to_owned(),
+            },
+        );
+        let (championship, platform) = (championship.to_owned(), platform.to_owned());
+        qiwang_infra::lane::spawn_bulk(async move {
+            match api.load_entrants(request, &championship, &platform).await {
+                Ok(accounts) => {
+                    tracing::info!(
+                        championship = %championship,
+                        platform = %platform,
+                        accounts,
+                        "online entrants loaded"
+                    );
+                    api.metrics.count(
+                        "qiwang_online_entrants_loaded_total",
+                        &platform,
+                        accounts as u64,
+                    );
+                }
+                Err(status) => tracing::warn!(
+                    championship = %championship,
+                    platform = %platform,
+                    code = ?status.code(),
+                    message = status.message(),
+                    "loading online entrants failed; accounts are looked up as they come"
+                ),
+            }
+        });
+    }
+
+    /// Reads one `StreamOnlineEntrants` into the caches, a page at a time; the accounts read.
+    async fn load_entrants(
+        &self,
+        request: Request<reg::StreamOnlineEntrantsRequest>,
+        championship: &str,
+        platform: &str,
+    ) -> std::result::Result<usize, Status> {
+        let mut pages = self
+            .registration
+            .clone()
+            .stream_online_entrants(request)
+            .await?
+            .into_inner();
+        let mut accounts = 0;
+        while let Some(page) = pages.message().await? {
+            if page.account_ids.len() != page.player_ids.len() {
+                return Err(Status::internal(
+                    "a page of online entrants whose columns differ in length",
+                ));
+            }
+            accounts += page.account_ids.len();
+            {
+                let mut entered = lock(&self.entered);
+                entered
+                    .entry(championship.to_owned())
+                    .or_default()
+                    .extend(page.player_ids.iter().cloned());
+            }
+            let mut linked = lock(&self.linked);
+            let known = linked.entry(platform.to_owned()).or_default();
+            known.extend(page.account_ids.into_iter().zip(page.player_ids));
+        }
+        Ok(accounts)
+    }
+
     /// Checks, resolves and stores a group of reports in one transaction; one outcome per report.
     async fn ingest(
         &self,
@@ -415,6 +501,7 @@ impl QualificationApi {
                         championship.clone(),
                         self.preset(caller, &championship).await?,
                     );
+                    self.preload_entrants(caller, &championship, &platform);
                     states.insert(
                         championship.clone(),
                         self.period_states(&championship).await?,

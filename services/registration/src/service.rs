@@ -96,6 +96,8 @@ type Reply<T> = std::result::Result<Response<T>, Status>;
 /// Lookups of more ids than this in one call (qualification's ingest asks for thousands) are bulk
 /// work: they run on the bulk lane (`qiwang_infra::lane`), so that requests outrank them.
 const BULK_LOOKUP: usize = 64;
+/// Rows per page of `StreamOnlineEntrants`.
+const ENTRANTS_PAGE: usize = 10_000;
 
 fn reply<T>(r: Result<T>) -> Reply<T> {
     r.map(Response::new).map_err(Status::from)
@@ -294,6 +296,16 @@ fn parse_bar_key(value: &str) -> Result<String> {
             .map_err(|e| invalid("id_number", e.to_string()))?,
     };
     Ok(identity.key())
+}
+
+/// The codes of the preset's online-qualifier events (R-REG-1).
+fn online_events(preset: &Preset) -> Vec<String> {
+    preset
+        .events
+        .iter()
+        .filter(|e| e.online_qualifier)
+        .map(|e| e.code.clone())
+        .collect()
 }
 
 fn parse_platform(value: &str) -> Result<String> {
@@ -750,12 +762,7 @@ impl RegistrationApi {
             return Err(invalid("player_ids", "at most 10,000 per call"));
         }
         let (_, preset) = self.championship(&req.championship_id).await?;
-        let online: Vec<String> = preset
-            .events
-            .iter()
-            .filter(|e| e.online_qualifier)
-            .map(|e| e.code.clone())
-            .collect();
+        let online = online_events(&preset);
         let mut entered: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
             std::collections::BTreeMap::new();
         for chunk in req.player_ids.chunks(1_000) {
@@ -779,6 +786,74 @@ impl RegistrationApi {
                 })
                 .collect(),
         })
+    }
+
+    /// Checks a `StreamOnlineEntrants` call and starts its query on the bulk lane: one statement
+    /// (the accounts of `platform` whose player has an online-qualifier entry in the championship,
+    /// a semi-join the database runs as one pass), read as it comes and sent in pages of
+    /// [`ENTRANTS_PAGE`]. A failure midway ends the stream with its status, so a reader never
+    /// mistakes a cut-off stream for the whole field.
+    async fn online_entrants_impl(
+        &self,
+        caller: Caller,
+        req: pb::StreamOnlineEntrantsRequest,
+    ) -> Result<tokio::sync::mpsc::Receiver<std::result::Result<pb::OnlineEntrantsPage, Status>>>
+    {
+        require(&caller, &[Role::Organizer, Role::Referee, Role::Partner])?;
+        let platform = parse_platform(&req.platform)?;
+        if caller.is(Role::Partner) && caller.platform.as_deref() != Some(platform.as_str()) {
+            return Err(RegistrationError::PermissionDenied(
+                "a partner may list accounts only on its own platform".into(),
+            ));
+        }
+        let (_, preset) = self.championship(&req.championship_id).await?;
+        let online = online_events(&preset);
+        let query = account::Entity::find()
+            .filter(account::Column::Platform.eq(&platform))
+            .filter(
+                account::Column::PlayerId.in_subquery(
+                    sea_orm::sea_query::Query::select()
+                        .column(entry::Column::PlayerId)
+                        .from(entry::Entity)
+                        .and_where(entry::Column::ChampionshipId.eq(&req.championship_id))
+                        .and_where(entry::Column::Event.is_in(online))
+                        .to_owned(),
+                ),
+            );
+        let db = self.db.clone();
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        lane::spawn_bulk(async move {
+            use tokio_stream::StreamExt;
+            let failed = |error: sea_orm::DbErr| Status::from(RegistrationError::from(error));
+            let mut rows = match query.stream(&db).await {
+                Ok(rows) => rows,
+                Err(error) => {
+                    let _ = tx.send(Err(failed(error))).await;
+                    return;
+                }
+            };
+            let mut page = pb::OnlineEntrantsPage::default();
+            while let Some(row) = rows.next().await {
+                let row = match row {
+                    Ok(row) => row,
+                    Err(error) => {
+                        let _ = tx.send(Err(failed(error))).await;
+                        return;
+                    }
+                };
+                page.account_ids.push(row.account_id);
+                page.player_ids.push(row.player_id);
+                if page.account_ids.len() == ENTRANTS_PAGE
+                    && tx.send(Ok(std::mem::take(&mut page))).await.is_err()
+                {
+                    return;
+                }
+            }
+            if !page.account_ids.is_empty() {
+                let _ = tx.send(Ok(page)).await;
+            }
+        });
+        Ok(rx)
     }
 
     /// Runs a lookup of `ids` ids: on the bulk lane when they are more than [`BULK_LOOKUP`].
@@ -1211,6 +1286,26 @@ impl RegistrationService for RegistrationApi {
             })
             .await,
         )
+    }
+
+    type StreamOnlineEntrantsStream = std::pin::Pin<
+        Box<
+            dyn tokio_stream::Stream<Item = std::result::Result<pb::OnlineEntrantsPage, Status>>
+                + Send,
+        >,
+    >;
+
+    async fn stream_online_entrants(
+        &self,
+        request: Request<pb::StreamOnlineEntrantsRequest>,
+    ) -> Reply<Self::StreamOnlineEntrantsStream> {
+        let caller = auth::caller(&request)?;
+        let rx = self
+            .online_entrants_impl(caller, request.into_inner())
+            .await?;
+        Ok(Response::new(Box::pin(
+            tokio_stream::wrappers::ReceiverStream::new(rx),
+        )))
     }
 
     async fn import_players(
