@@ -1487,10 +1487,6 @@ impl QualificationApi {
     }
 }
 
-/// The stage and period a report belongs to: as the platform says, or else the one *open* online
-/// period whose days contain the game's start (China time). Reading: periods overlap (xiangqi-2022's
-/// 入围 of period 1 runs during 海选 period 2), so only open periods are candidates; when several
-/// open periods fit, the platform must name the stage.
 /// Inserts a group's new games, skipping ids already stored; returns the (championship, game id)
 /// of the rows it inserted.
 ///
@@ -1606,6 +1602,10 @@ async fn insert_games(
     Ok(inserted)
 }
 
+/// The stage and period a report belongs to: as the platform says, or else the one *open* online
+/// period whose days contain the game's start (China time). Reading: periods overlap (xiangqi-2022's
+/// 入围 of period 1 runs during 海选 period 2), so only open periods are candidates; when several
+/// open periods fit, the platform must name the stage.
 fn locate<'p>(
     preset: &'p Preset,
     open: &HashMap<(String, u32), bool>,
