@@ -871,6 +871,92 @@ async fn r_reg_3_and_r_reg_1_bulk_import_checks_every_row_like_the_single_calls(
             .expect("import again")
             .into_inner();
         assert_eq!((again.imported, again.refused), (0, 1), "{backend}");
+        // An imported player reads back field for field as it was sent, with a phone and a region
+        // or without either (a foreigner who gave no phone).
+        let foreigner = pb::ImportPlayerRequest {
+            player: Some(pb::RegisterPlayerRequest {
+                name: "Kim Minsu".into(),
+                sex: pb::Sex::Male as i32,
+                birth_date: "1995-03-03".into(),
+                identity: Some(pb::Identity {
+                    kind: Some(pb::identity::Kind::Passport(pb::Passport {
+                        number: "M1234567".into(),
+                        nationality: "KOR".into(),
+                    })),
+                }),
+                phone: String::new(),
+            }),
+            accounts: vec![],
+            championship_id: String::new(),
+            events: vec![],
+        };
+        let kim = reg
+            .import_players(with_token(&org, tokio_stream::iter(vec![foreigner])))
+            .await
+            .expect("import a foreigner")
+            .into_inner();
+        assert_eq!((kim.imported, kim.refused), (1, 0), "{backend}: {kim:?}");
+        let read = |id: &str| pb::GetPlayerRequest { id: id.to_owned() };
+        let kim = reg
+            .get_player(with_token(&org, read(&kim.player_ids[0])))
+            .await
+            .expect("read the foreigner")
+            .into_inner();
+        assert_eq!(
+            (
+                kim.name.as_str(),
+                kim.sex,
+                kim.birth_date.as_str(),
+                kim.id_kind.as_str(),
+                kim.id_number.as_str(),
+                kim.nationality.as_str(),
+                kim.region_code.as_str(),
+                kim.phone.as_str(),
+            ),
+            (
+                "Kim Minsu",
+                pb::Sex::Male as i32,
+                "1995-03-03",
+                "passport",
+                "M1234567",
+                "KOR",
+                "",
+                ""
+            ),
+            "{backend}"
+        );
+        let jia = reg
+            .get_player(with_token(&org, read(&summary.player_ids[0])))
+            .await
+            .expect("read an imported player")
+            .into_inner();
+        assert_eq!(
+            (
+                jia.name.as_str(),
+                jia.birth_date.as_str(),
+                jia.id_number.as_str(),
+                jia.region_code.as_str(),
+                jia.phone.as_str(),
+                jia.id_masked,
+            ),
+            (
+                "甲",
+                "1990-01-01",
+                resident_id("19900101", 11).as_str(),
+                "33",
+                "13812345678",
+                false
+            ),
+            "{backend}"
+        );
+        assert_eq!(
+            jia.accounts,
+            vec![pb::LinkedAccount {
+                platform: "yizhan".into(),
+                account_id: "acc-1".into()
+            }],
+            "{backend}"
+        );
         app.stop().await;
     }
 }
