@@ -520,7 +520,7 @@ impl QualificationApi {
             .into_iter()
             .map(|c| c.player_id)
             .collect();
-        let period = LivePeriod::compute(
+        let mut period = LivePeriod::compute(
             rules,
             days,
             DEFAULT_TIE_BREAKS.to_vec(),
@@ -528,6 +528,7 @@ impl QualificationApi {
             &resets,
             &cheaters,
         );
+        period.reserve_players(self.entrants_known(&key.0));
         self.metrics.gauge(
             "qiwang_leaderboard_rebuild_seconds",
             started.elapsed().as_secs_f64(),
@@ -538,6 +539,17 @@ impl QualificationApi {
             seq,
             applying: None,
         })
+    }
+
+    /// The championship's online entrants this replica has loaded (see `preload_entrants`): the
+    /// players its live periods make room for ([`LivePeriod::reserve_players`]), so that a period
+    /// filling up with a national qualifier's players never stops a reader while its tables double.
+    /// Before the load is done, fewer (or none): a period then grows as before, and makes room as
+    /// soon as the next commit finds more entrants known.
+    fn entrants_known(&self, championship: &str) -> usize {
+        lock(&self.entered)
+            .get(championship)
+            .map_or(0, HashSet::len)
     }
 
     /// After a commit with sequence value `seq`: applies this process's own games to the periods it
@@ -556,6 +568,7 @@ impl QualificationApi {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         for (key, slot) in held {
+            let entrants = self.entrants_known(&key.0);
             // Readers hold a period only while they read a page, so waiting is short; but never wait
             // long for one (a recomputation can take seconds): a period still busy after that
             // catches up from the database on its next read instead.
@@ -569,6 +582,9 @@ impl QualificationApi {
                 .is_some_and(|state| state.seq == seq - 1 && state.applying.is_none())
             {
                 continue;
+            }
+            if let Some(state) = guard.as_mut() {
+                state.period.reserve_players(entrants);
             }
             let mut ok = true;
             let mut eliminated = Vec::new();
