@@ -2,8 +2,8 @@
 //! Every test runs on SQLite, and on PostgreSQL too when `QIWANG_TEST_DATABASE_URL` is set.
 
 use qiwang_blackbox::{
-    backends, championship_from, chinese_player, preset_with_window, resident_id, spawn_app,
-    with_token,
+    backends, championship_from, chinese_player, foreign_player, preset_with_window, resident_id,
+    spawn_app, with_token,
 };
 use qiwang_infra::auth::Role;
 use qiwang_proto::registration::v1 as pb;
@@ -173,18 +173,7 @@ async fn r_reg_3_one_person_one_player() {
             .expect_err("second");
         assert_eq!(status.code(), Code::AlreadyExists, "{backend}");
         // Foreigners: the same passport of the same country is the same person.
-        let passport = |nat: &str| pb::RegisterPlayerRequest {
-            name: "Kim Minsu".into(),
-            sex: pb::Sex::Male as i32,
-            birth_date: "1995-03-03".into(),
-            identity: Some(pb::Identity {
-                kind: Some(pb::identity::Kind::Passport(pb::Passport {
-                    number: "M1234567".into(),
-                    nationality: nat.into(),
-                })),
-            }),
-            phone: String::new(),
-        };
+        let passport = |nat: &str| foreign_player("Kim Minsu", "1995-03-03", "M1234567", nat);
         let kor = client
             .register_player(with_token(&org, passport("KOR")))
             .await
@@ -430,18 +419,7 @@ async fn r_reg_2_barred_players_cannot_enter_except_overseas_in_xiangqi_2015() {
         let overseas = client
             .register_player(with_token(
                 &org,
-                pb::RegisterPlayerRequest {
-                    name: "Tan Wei".into(),
-                    sex: pb::Sex::Male as i32,
-                    birth_date: "1980-01-01".into(),
-                    identity: Some(pb::Identity {
-                        kind: Some(pb::identity::Kind::Passport(pb::Passport {
-                            number: "E7654321".into(),
-                            nationality: "SGP".into(),
-                        })),
-                    }),
-                    phone: String::new(),
-                },
+                foreign_player("Tan Wei", "1980-01-01", "E7654321", "SGP"),
             ))
             .await
             .expect("overseas")
@@ -874,18 +852,7 @@ async fn r_reg_3_and_r_reg_1_bulk_import_checks_every_row_like_the_single_calls(
         // An imported player reads back field for field as it was sent, with a phone and a region
         // or without either (a foreigner who gave no phone).
         let foreigner = pb::ImportPlayerRequest {
-            player: Some(pb::RegisterPlayerRequest {
-                name: "Kim Minsu".into(),
-                sex: pb::Sex::Male as i32,
-                birth_date: "1995-03-03".into(),
-                identity: Some(pb::Identity {
-                    kind: Some(pb::identity::Kind::Passport(pb::Passport {
-                        number: "M1234567".into(),
-                        nationality: "KOR".into(),
-                    })),
-                }),
-                phone: String::new(),
-            }),
+            player: Some(foreign_player("Kim Minsu", "1995-03-03", "M1234567", "KOR")),
             accounts: vec![],
             championship_id: String::new(),
             events: vec![],

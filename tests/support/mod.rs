@@ -316,6 +316,28 @@ pub fn resident_id_in(area: &str, birth: &str, seq: u32) -> String {
     )
 }
 
+/// A registration request for a foreign man born on `birth_date` (YYYY-MM-DD), identified by
+/// passport `number` of `nationality` (ISO alpha-3), who gave no phone.
+pub fn foreign_player(
+    name: &str,
+    birth_date: &str,
+    number: &str,
+    nationality: &str,
+) -> pb::RegisterPlayerRequest {
+    pb::RegisterPlayerRequest {
+        name: name.into(),
+        sex: pb::Sex::Male as i32,
+        birth_date: birth_date.into(),
+        identity: Some(pb::Identity {
+            kind: Some(pb::identity::Kind::Passport(pb::Passport {
+                number: number.into(),
+                nationality: nationality.into(),
+            })),
+        }),
+        phone: String::new(),
+    }
+}
+
 /// A registration request for a Chinese player born on `birth` (YYYYMMDD).
 pub fn chinese_player(name: &str, birth: &str, seq: u32) -> pb::RegisterPlayerRequest {
     chinese_player_in("330106", name, birth, seq)
