@@ -4,6 +4,8 @@
 //!
 //! Set `TEST_LOG=1` to see the suite's logs.
 
+pub mod process;
+
 use qiwang::{Plan, RunningSuite};
 use qiwang_infra::auth::Role;
 use qiwang_infra::config::Secret;

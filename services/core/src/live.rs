@@ -1312,6 +1312,21 @@ impl LivePeriod {
             .is_some_and(|s| s.shown() && s.elimination.is_some())
     }
 
+    /// Whether a player's row shows them eliminated (R-ONL-3) by the game `game_id`: after
+    /// [`LivePeriod::apply_game`] counted that game, whether it is the one that eliminated him.
+    /// Only an escape eliminates, so a caller asks only for a side whose result was one, and
+    /// spares every other side of every game the lookups a before-and-after `is_eliminated` costs.
+    pub fn eliminated_by(&self, player: &str, game_id: &str) -> bool {
+        self.handle(player)
+            .and_then(|h| self.state(h))
+            .is_some_and(|s| {
+                s.shown()
+                    && s.elimination
+                        .as_deref()
+                        .is_some_and(|e| e.game_id == game_id)
+            })
+    }
+
     /// Where a player's row is on the board (0-based), for paging around it.
     pub fn position_of(&self, player: &str) -> Option<usize> {
         let h = self.handle(player)?;
@@ -1715,6 +1730,26 @@ mod tests {
         assert!(matches!(live.apply_game(&late), Applied::Counted(_)));
         assert_same(&live, &r, &stored, &DEFAULT_TIE_BREAKS);
         assert!(live.row("a").is_some_and(|a| a.row.eliminated));
+    }
+
+    #[test]
+    fn r_onl_3_eliminated_by_names_only_the_eliminating_game() {
+        let r = elim2();
+        let (mut live, _) = apply_all(
+            &r,
+            &[game("g1", "a", "b", 1, SecondWins, Escape(Side::First))],
+            &DEFAULT_TIE_BREAKS,
+        );
+        // One escape of two: not yet eliminated, by g1 or anything else.
+        assert!(!live.eliminated_by("a", "g1"));
+        let second = game("g2", "a", "c", 2, SecondWins, Escape(Side::First));
+        assert!(matches!(live.apply_game(&second), Applied::Counted(_)));
+        assert!(live.is_eliminated("a"));
+        assert!(live.eliminated_by("a", "g2"));
+        assert!(!live.eliminated_by("a", "g1"));
+        // The opponents, and players the period has never seen, are eliminated by nothing.
+        assert!(!live.eliminated_by("c", "g2"));
+        assert!(!live.eliminated_by("z", "g2"));
     }
 
     #[test]

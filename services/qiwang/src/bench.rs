@@ -96,6 +96,44 @@ impl Rng {
     }
 }
 
+/// Game number `n` of the benchmark's synthetic qualifier among `players` players (accounts
+/// `acc-0`…): the same game for the same `n`, whoever sends it. Tests use it too.
+pub fn synthetic_game(champ: &str, n: u32, players: u32) -> q::GameReport {
+    game(champ, n, players, &mut Rng(0x5EED ^ u64::from(n)))
+}
+
+/// Import rows for players `range` of the synthetic qualifier: valid passports, account
+/// `acc-<i>` on `platform`, entered in the championship's men's online event.
+pub fn synthetic_players(
+    champ: &str,
+    platform: &str,
+    range: std::ops::Range<u32>,
+) -> Vec<pb::ImportPlayerRequest> {
+    range
+        .map(|i| pb::ImportPlayerRequest {
+            // Synthetic but valid passports keep registration on its real path.
+            player: Some(pb::RegisterPlayerRequest {
+                name: format!("棋手{i}"),
+                sex: pb::Sex::Male as i32,
+                birth_date: "1990-01-01".into(),
+                identity: Some(pb::Identity {
+                    kind: Some(pb::identity::Kind::Passport(pb::Passport {
+                        number: format!("BN{i:08}"),
+                        nationality: "SGP".into(),
+                    })),
+                }),
+                phone: String::new(),
+            }),
+            accounts: vec![pb::LinkedAccount {
+                platform: platform.into(),
+                account_id: format!("acc-{i}"),
+            }],
+            championship_id: champ.to_owned(),
+            events: vec!["men-individual".into()],
+        })
+        .collect()
+}
+
 /// A realistic game: mostly decisive, some draws, ~3% escapes, ~2% disconnections that pass no limit.
 fn game(champ: &str, n: u32, players: u32, rng: &mut Rng) -> q::GameReport {
     let a = rng.below(u64::from(players)) as u32;
@@ -226,29 +264,7 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
     let mut start = 0;
     while start < bench.players {
         let end = (start + 20_000).min(bench.players);
-        let rows: Vec<pb::ImportPlayerRequest> = (start..end)
-            .map(|i| pb::ImportPlayerRequest {
-                // Synthetic but valid passports keep registration on its real path.
-                player: Some(pb::RegisterPlayerRequest {
-                    name: format!("棋手{i}"),
-                    sex: pb::Sex::Male as i32,
-                    birth_date: "1990-01-01".into(),
-                    identity: Some(pb::Identity {
-                        kind: Some(pb::identity::Kind::Passport(pb::Passport {
-                            number: format!("BN{i:08}"),
-                            nationality: "SGP".into(),
-                        })),
-                    }),
-                    phone: String::new(),
-                }),
-                accounts: vec![pb::LinkedAccount {
-                    platform: "bench".into(),
-                    account_id: format!("acc-{i}"),
-                }],
-                championship_id: champ.clone(),
-                events: vec!["men-individual".into()],
-            })
-            .collect();
+        let rows = synthetic_players(&champ, "bench", start..end);
         let summary = reg
             .import_players(req(&org, tokio_stream::iter(rows)))
             .await?

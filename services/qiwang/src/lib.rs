@@ -97,6 +97,15 @@ impl Plan {
     }
 }
 
+/// The gRPC listener's HTTP/2 flow-control windows (see where the server is built).
+const STREAM_WINDOW: u32 = 64 * 1024;
+const CONNECTION_WINDOW: u32 = 4 * 1024 * 1024;
+
+/// How long a graceful shutdown may take before the process gives up on it: within
+/// Kubernetes' 45 s grace period, with room to spare (a partner's stream stops reading at once,
+/// stores what it read, and ends with `UNAVAILABLE`).
+const SHUTDOWN_LIMIT: Duration = Duration::from_secs(30);
+
 /// A running suite. Drop does not stop it: call [`RunningSuite::shutdown`].
 pub struct RunningSuite {
     pub grpc_addr: Option<SocketAddr>,
@@ -202,7 +211,15 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
             .register_encoded_file_descriptor_set(qiwang_proto::FILE_DESCRIPTOR_SET)
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
             .build_v1alpha()?;
+        // HTTP/2 flow control is what holds a partner's stream back while ingest stores the
+        // groups ahead of it (qualification's `service/stream.rs`), so the stream window is small:
+        // it bounds what a sender pushes ahead of the reader. h2 ends a connection whose buffered
+        // small DATA frames (grpcio sends a report per frame) outgrow a budget of half the
+        // connection window (`ENHANCE_YOUR_CALM "too_many_data_frames"`); with 64 KiB per stream
+        // and 4 MiB per connection, dozens of held-back streams of 100-byte reports stay inside it.
         let mut router = tonic::transport::Server::builder()
+            .initial_stream_window_size(STREAM_WINDOW)
+            .initial_connection_window_size(CONNECTION_WINDOW)
             .layer(RequestIdLayer)
             .layer(GrpcMetricsLayer::new(metrics.clone()))
             .add_service(health_service)
@@ -469,6 +486,11 @@ impl RunningSuite {
             };
         }
         tracing::info!("shutting down");
-        self.shutdown().await
+        match tokio::time::timeout(SHUTDOWN_LIMIT, self.shutdown()).await {
+            Ok(done) => done,
+            Err(_) => Err(anyhow::anyhow!(
+                "graceful shutdown took longer than {SHUTDOWN_LIMIT:?}; exiting"
+            )),
+        }
     }
 }

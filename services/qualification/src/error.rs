@@ -31,6 +31,13 @@ pub enum QualificationError {
     },
     #[error("stored preset of championship {0} no longer loads: {1}")]
     Preset(String, String),
+    /// A period's live board is being built (after a restart, or far behind): the request is
+    /// sound and may be retried after the delay.
+    #[error("{what} is being prepared")]
+    Warming {
+        what: String,
+        retry_after: std::time::Duration,
+    },
     #[error("database error: {0}")]
     Db(#[from] DbErr),
     /// Work handed to the bulk lane ended without an answer (it panicked).
@@ -102,6 +109,10 @@ impl From<QualificationError> for Status {
                     )),
                 }
             }
+            E::Warming { what, retry_after } => status::unavailable_retry(
+                &format!("{what} is being prepared (built from the stored games)"),
+                retry_after,
+            ),
             E::Preset(id, errors) => {
                 status::internal(&format!("loading championship {id}"), &errors)
             }

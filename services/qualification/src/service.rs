@@ -48,6 +48,7 @@ mod knockout;
 mod live;
 mod reach;
 mod repechage;
+mod stream;
 
 /// Reports committed per transaction on a stream (group commit).
 const BATCH: usize = 2_000;
@@ -941,6 +942,7 @@ impl QualificationApi {
         &self,
         caller: Caller,
         req: pb::LeaderboardRequest,
+        patience: std::time::Duration,
     ) -> Result<pb::LeaderboardPage> {
         let key = Self::period_key(req.period.as_ref())?;
         let size = match req.page_size {
@@ -954,7 +956,7 @@ impl QualificationApi {
             (!req.viewer_player_id.is_empty()).then(|| req.viewer_player_id.clone())
         };
         let (live, _) = self
-            .live(&caller, &key, live::Freshness::Leaderboard)
+            .live(&caller, &key, live::Freshness::Leaderboard(patience))
             .await?;
         let live = live
             .as_ref()
@@ -978,13 +980,14 @@ impl QualificationApi {
         &self,
         caller: Caller,
         req: pb::PlayerRowRequest,
+        patience: std::time::Duration,
     ) -> Result<pb::LeaderboardRow> {
         let key = Self::period_key(req.period.as_ref())?;
         if req.player_id.is_empty() {
             return Err(invalid("player_id", "is required"));
         }
         let (live, _) = self
-            .live(&caller, &key, live::Freshness::Leaderboard)
+            .live(&caller, &key, live::Freshness::Leaderboard(patience))
             .await?;
         live.as_ref()
             .and_then(|l| l.period.row(&req.player_id))
@@ -1003,6 +1006,20 @@ impl QualificationApi {
         closed: bool,
     ) -> Result<()> {
         let txn = self.db.begin().await?;
+        Self::write_period_state(&txn, caller, key, open, closed).await?;
+        txn.commit().await?;
+        self.period_changed(key, open, closed);
+        Ok(())
+    }
+
+    /// Writes a period's state and audits it, inside the caller's transaction.
+    async fn write_period_state<C: ConnectionTrait>(
+        txn: &C,
+        caller: &Caller,
+        key: &PeriodKey,
+        open: bool,
+        closed: bool,
+    ) -> Result<()> {
         let model = period::ActiveModel {
             championship_id: Set(key.0.clone()),
             stage: Set(key.1.clone()),
@@ -1025,7 +1042,7 @@ impl QualificationApi {
                 ])
                 .to_owned(),
             )
-            .exec_without_returning(&txn)
+            .exec_without_returning(txn)
             .await?;
         let action = if closed {
             "period.close"
@@ -1033,14 +1050,17 @@ impl QualificationApi {
             "period.open"
         };
         Self::audit(
-            &txn,
+            txn,
             caller,
             action,
             &format!("{}/{}/{}", key.0, key.1, key.2),
             String::new(),
         )
-        .await?;
-        txn.commit().await?;
+        .await
+    }
+
+    /// Tells followers a period's new state (after its commit).
+    fn period_changed(&self, key: &PeriodKey, open: bool, closed: bool) {
         let _ = self.changes.send((
             key.0.clone(),
             pb::Change {
@@ -1048,7 +1068,6 @@ impl QualificationApi {
                 at: Some(period_ref(key)),
             },
         ));
-        Ok(())
     }
 
     async fn open_period_impl(
@@ -1085,7 +1104,18 @@ impl QualificationApi {
     ) -> Result<frozen::FrozenList> {
         require(&caller, &[Role::Organizer])?;
         let key = Self::period_key(Some(&req))?;
-        let was_closed = match self.period_row(&key).await? {
+        // Atomic (R-ADV, issue 43): the period turns closed in the transaction that stores its
+        // list, so a crash at any point leaves it open without a list or closed with all of it.
+        // Ingest is held back meanwhile: in this process by its queue, on other replicas by the
+        // period row this transaction locks (their ingest takes it shared, and finds it closed).
+        let _ingest_paused = self.ingest_write.clone().lock_owned().await;
+        let writer = qiwang_infra::db::for_large_write(&self.db).await?;
+        let txn = writer.begin().await?;
+        let row = period::Entity::find_by_id((key.0.clone(), key.1.clone(), key.2 as i32))
+            .lock_exclusive()
+            .one(&txn)
+            .await?;
+        let was_closed = match row {
             Some(p) if p.closed => true,
             Some(p) if p.open => false,
             _ => {
@@ -1096,8 +1126,9 @@ impl QualificationApi {
                 ));
             }
         };
-        // Closed without a stored list (a crash between the two steps): computed now.
-        if was_closed && let Some(stored) = frozen::load(&self.db, &key).await? {
+        // Closed with its list (closed again, or a concurrent close won): the list it has.
+        // Closed without one (data from before closes were atomic): computed and stored now.
+        if was_closed && let Some(stored) = frozen::load(&txn, &key).await? {
             return Ok(stored);
         }
         let preset = self.preset(&caller, &key.0).await?;
@@ -1147,10 +1178,10 @@ impl QualificationApi {
                 })
                 .collect::<Result<_>>()?,
         };
-        // Stop ingest first (reports for a closed period are refused, also inside the ingest
-        // transaction), then cut from a fresh computation: no stored game is missing from the cut.
+        // Closed first in the transaction (ingest elsewhere now waits for the row, then finds it
+        // closed), then cut from the caught-up period: no stored game is missing from the cut.
         if !was_closed {
-            self.set_period(&caller, &key, false, true).await?;
+            Self::write_period_state(&txn, &caller, &key, false, true).await?;
         }
         let started = std::time::Instant::now();
         // The live period, caught up with every stored item: exact, since nothing more comes. Its
@@ -1263,22 +1294,20 @@ impl QualificationApi {
         };
         // Cut and encode on a blocking thread: a national cut is most of a second of CPU, which on
         // a request runtime worker would stall the leaderboard reads queued behind it.
-        // The list's connection is opened meanwhile (see `db::for_large_write`).
-        let (decision, writer) = tokio::join!(
-            tokio::task::spawn_blocking(move || {
-                let (list, cutting) = decide(list, &groups, candidates);
-                let encode_started = std::time::Instant::now();
-                let chunks = frozen::encode_chunks(&list.rows);
-                (list, chunks, cutting, encode_started.elapsed())
-            }),
-            qiwang_infra::db::for_large_write(&self.db)
-        );
-        let (list, chunks, cutting, encoding) = decision?;
-        let writer = writer?;
+        let (list, chunks, cutting, encoding) = tokio::task::spawn_blocking(move || {
+            let (list, cutting) = decide(list, &groups, candidates);
+            let encode_started = std::time::Instant::now();
+            let chunks = frozen::encode_chunks(&list.rows);
+            (list, chunks, cutting, encode_started.elapsed())
+        })
+        .await?;
         let decided = started.elapsed();
-        let txn = writer.begin().await?;
         frozen::store_encoded(&txn, &list, chunks?).await?;
         txn.commit().await?;
+        drop(_ingest_paused);
+        if !was_closed {
+            self.period_changed(&key, false, true);
+        }
         let stored = started.elapsed();
         qiwang_infra::db::checkpoint_soon(&self.db);
         lock(&self.advanced).retain(|k, _| k.0 != key.0);
@@ -1353,12 +1382,18 @@ impl QualificationApi {
                 "the advancement list exists once the period is closed",
             ));
         }
-        Ok(frozen::load_page(&self.db, &key, offset, size)
+        // A close stores the list in the transaction that closes the period, so a closed period
+        // without one comes only from data older than that: say so, never answer an empty list.
+        frozen::load_page(&self.db, &key, offset, size)
             .await?
-            .unwrap_or_else(|| pb::AdvancementList {
-                period: Some(period_ref(&key)),
-                ..Default::default()
-            }))
+            .ok_or_else(|| {
+                precondition(
+                    "LIST_MISSING",
+                    "period",
+                    "the period is closed but its advancement list was never stored; \
+                     an organizer's ClosePeriod computes and stores it",
+                )
+            })
     }
 
     async fn reset_impl(&self, caller: Caller, req: pb::ResetRequest) -> Result<pb::ResetAck> {
@@ -1899,65 +1934,8 @@ fn describe(reason: &CutReason) -> (&'static str, String) {
     }
 }
 
-impl QualificationApi {
-    /// A partner's stream of reports, stored in groups of [`BATCH`]: one summary with an outcome
-    /// per report, in the order sent.
-    async fn report_stream(
-        &self,
-        caller: &Caller,
-        mut stream: Streaming<pb::GameReport>,
-    ) -> std::result::Result<pb::ReportGamesSummary, Status> {
-        let mut summary = pb::ReportGamesSummary::default();
-        let mut batch = Vec::with_capacity(BATCH);
-        loop {
-            let next = stream.next().await;
-            let end = next.is_none();
-            if let Some(item) = next {
-                batch.push(item?);
-            }
-            if batch.len() >= BATCH || (end && !batch.is_empty()) {
-                let reports = std::mem::take(&mut batch);
-                let ids: Vec<String> = reports.iter().map(|r| r.game_id.clone()).collect();
-                let outcomes = self.ingest(caller, reports).await.map_err(Status::from)?;
-                for (id, outcome) in ids.into_iter().zip(outcomes) {
-                    summary.received += 1;
-                    summary.outcomes.push(match outcome {
-                        Ok(ack) => {
-                            if ack.status == pb::AckStatus::Duplicate as i32 {
-                                summary.duplicates += 1;
-                            } else {
-                                summary.stored += 1;
-                            }
-                            pb::ReportOutcome {
-                                game_id: id,
-                                code: "OK".into(),
-                                ack: Some(ack),
-                                ..Default::default()
-                            }
-                        }
-                        Err(e) => {
-                            summary.refused += 1;
-                            let field = e.field().to_owned();
-                            let status = Status::from(e);
-                            pb::ReportOutcome {
-                                game_id: id,
-                                code: code_name(status.code()).into(),
-                                field,
-                                message: status.message().to_owned(),
-                                ack: None,
-                            }
-                        }
-                    });
-                }
-            }
-            if end {
-                break;
-            }
-        }
-        Ok(summary)
-    }
-}
-
+type OutcomeStream =
+    Pin<Box<dyn Stream<Item = std::result::Result<pb::ReportOutcome, Status>> + Send>>;
 type ChangeStream = Pin<Box<dyn Stream<Item = std::result::Result<pb::Change, Status>> + Send>>;
 
 #[tonic::async_trait]
@@ -1993,12 +1971,38 @@ impl QualificationService for QualificationApi {
         Ok(Response::new(summary))
     }
 
+    type StreamGamesStream = OutcomeStream;
+
+    async fn stream_games(
+        &self,
+        request: Request<Streaming<pb::GameReport>>,
+    ) -> Reply<Self::StreamGamesStream> {
+        let caller = auth::caller(&request)?;
+        let stream = request.into_inner();
+        // As `report_games`, on the bulk lane; each group's outcomes go out once it is committed,
+        // and the call ends with the stream's final status (UNAVAILABLE on shutdown).
+        let (tx, rx) = tokio::sync::mpsc::channel(BATCH);
+        let api = self.clone();
+        drop(qiwang_infra::lane::spawn_bulk(async move {
+            if let Err(status) = api.ingest_stream(&caller, stream, &tx).await {
+                let _ = tx.send(Err(status)).await;
+            }
+        }));
+        Ok(Response::new(Box::pin(
+            tokio_stream::wrappers::ReceiverStream::new(rx),
+        )))
+    }
+
     async fn get_leaderboard(
         &self,
         request: Request<pb::LeaderboardRequest>,
     ) -> Reply<pb::LeaderboardPage> {
         let caller = auth::caller(&request)?;
-        reply(self.leaderboard_impl(caller, request.into_inner()).await)
+        let patience = live::patience(qiwang_infra::status::client_timeout(request.metadata()));
+        reply(
+            self.leaderboard_impl(caller, request.into_inner(), patience)
+                .await,
+        )
     }
 
     async fn get_player_row(
@@ -2006,7 +2010,11 @@ impl QualificationService for QualificationApi {
         request: Request<pb::PlayerRowRequest>,
     ) -> Reply<pb::LeaderboardRow> {
         let caller = auth::caller(&request)?;
-        reply(self.player_row_impl(caller, request.into_inner()).await)
+        let patience = live::patience(qiwang_infra::status::client_timeout(request.metadata()));
+        reply(
+            self.player_row_impl(caller, request.into_inner(), patience)
+                .await,
+        )
     }
 
     async fn open_period(&self, request: Request<pb::PeriodRef>) -> Reply<pb::PeriodState> {

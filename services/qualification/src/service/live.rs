@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use qiwang_core::live::{Applied, LivePeriod, ResetApplied};
+use qiwang_core::scoring::{CountedResult, Side};
 use sea_orm::{DbBackend, PaginatorTrait, Statement};
 
 use super::*;
@@ -40,6 +41,20 @@ const REBUILD_PAGE: u64 = 20_000;
 /// has a row: with it, SQLite's p99 at 5 million games is 2.0–2.1 ms).
 const APPLY_SLICE: usize = 16;
 
+/// How long a leaderboard read waits for its period to be brought current (a rebuild after a
+/// restart can take seconds) before it answers `UNAVAILABLE` with [`RETRY_AFTER`] as its hint:
+/// what the client's deadline leaves after a margin for the answer's way back, and never more
+/// than [`READ_PATIENCE`].
+pub(super) fn patience(client_timeout: Option<Duration>) -> Duration {
+    client_timeout.map_or(READ_PATIENCE, |t| {
+        t.saturating_sub(ANSWER_MARGIN).min(READ_PATIENCE)
+    })
+}
+const READ_PATIENCE: Duration = Duration::from_secs(3);
+const ANSWER_MARGIN: Duration = Duration::from_millis(200);
+/// The retry hint of a read that found its period being rebuilt.
+const RETRY_AFTER: Duration = Duration::from_millis(500);
+
 /// One period as this replica knows it.
 pub(super) struct LiveState {
     pub period: LivePeriod,
@@ -55,8 +70,9 @@ pub(super) struct LiveState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Freshness {
     /// A leaderboard: this replica's acknowledged writes, and other replicas' within a bound
-    /// ([`InFlight::current`]).
-    Leaderboard,
+    /// ([`InFlight::current`]). It waits for a period being brought current at most this long
+    /// (see [`patience`]).
+    Leaderboard(Duration),
     /// Every committed write (a period's close).
     Exact,
 }
@@ -341,6 +357,11 @@ impl QualificationApi {
     }
 
     /// The period, current as of the change counter now (as `fresh` asks), locked for the caller.
+    ///
+    /// A period that must be caught up or rebuilt is brought current by a task of its own, which
+    /// holds the period until it is done: a caller that gives up (a client deadline) never throws
+    /// the work away, and the next read finds it done or under way. A leaderboard read waits for
+    /// that at most [`READ_PATIENCE`], then answers `UNAVAILABLE` with a retry hint; a close waits.
     pub(super) async fn live(
         &self,
         caller: &Caller,
@@ -353,41 +374,79 @@ impl QualificationApi {
         // applies what is newer (usually nothing: ingest applies its own commits) and reads its page.
         // A state at or past the counter as it was when the request arrived is current for it.
         let now = match fresh {
-            Freshness::Leaderboard => self.in_flight.current(&self.db).await?,
+            Freshness::Leaderboard(_) => self.in_flight.current(&self.db).await?,
             Freshness::Exact => self.in_flight.exact(&self.db).await?,
         };
+        let give_up_at = match fresh {
+            Freshness::Leaderboard(patience) => Some(tokio::time::Instant::now() + patience),
+            Freshness::Exact => None,
+        };
+        let warming = || QualificationError::Warming {
+            what: format!("the leaderboard of {} period {}", key.1, key.2),
+            retry_after: RETRY_AFTER,
+        };
         let slot = self.live_slot(key);
-        let mut guard = loop {
-            let guard = slot.clone().lock_owned().await;
-            let waits = guard.as_ref().is_some_and(|state| {
-                state.applying.is_some_and(|s| self.in_flight.holds(s))
-                    && !self.in_flight.covers(state.seq, now)
+        loop {
+            let guard = match give_up_at {
+                Some(at) => tokio::time::timeout_at(at, slot.clone().lock_owned())
+                    .await
+                    .map_err(|_| warming())?,
+                None => slot.clone().lock_owned().await,
+            };
+            let current = match guard.as_ref() {
+                // Partly applied by an ingest that is gone (it failed midway): recompute.
+                Some(state) if state.applying.is_some_and(|s| !self.in_flight.holds(s)) => false,
+                // Partly applied, and something else to catch up on: let the slices finish first.
+                Some(state)
+                    if state.applying.is_some_and(|s| self.in_flight.holds(s))
+                        && !self.in_flight.covers(state.seq, now) =>
+                {
+                    drop(guard);
+                    tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                    continue;
+                }
+                Some(state) if state.seq >= now => true,
+                // Newer only by this process's own writes in progress: they are applied (and then
+                // acknowledged) by their ingest, which would wait for this lock; serving without
+                // them is serving before they complete.
+                Some(state) => self.in_flight.covers(state.seq, now),
+                None => false,
+            };
+            if current {
+                return Ok((guard, rules));
+            }
+            let (api, period) = (self.clone(), key.clone());
+            let bring = tokio::spawn(async move {
+                let mut guard = guard;
+                let state = guard.take();
+                *guard = Some(api.bring_current(&period, state, now, rules, days).await?);
+                Ok::<(), QualificationError>(())
             });
-            if !waits {
-                break guard;
+            match give_up_at {
+                Some(at) => tokio::time::timeout_at(at, bring)
+                    .await
+                    .map_err(|_| warming())???,
+                None => bring.await??,
             }
-            // Partly applied, and something else to catch up on: let the slices finish first.
-            drop(guard);
-            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
-        };
-        let fresh = match guard.take() {
-            // Partly applied by an ingest that is gone (it failed midway): recompute.
-            Some(state) if state.applying.is_some_and(|s| !self.in_flight.holds(s)) => {
-                self.rebuild(key, rules, days).await?
-            }
-            Some(state) if state.seq >= now => state,
-            // Newer only by this process's own writes in progress: they are applied (and then
-            // acknowledged) by their ingest, which would wait for this lock; serving without them
-            // is serving before they complete.
-            Some(state) if self.in_flight.covers(state.seq, now) => state,
-            Some(state) => match self.catch_up(key, state, now).await? {
-                Some(state) => state,
-                None => self.rebuild(key, rules, days).await?,
-            },
-            None => self.rebuild(key, rules, days).await?,
-        };
-        *guard = Some(fresh);
-        Ok((guard, rules))
+        }
+    }
+
+    /// `state` caught up to `now`, or the period recomputed when it cannot be.
+    async fn bring_current(
+        &self,
+        key: &PeriodKey,
+        state: Option<LiveState>,
+        now: i64,
+        rules: OnlineRules,
+        days: PeriodDays,
+    ) -> Result<LiveState> {
+        if let Some(state) = state
+            && state.applying.is_none_or(|s| self.in_flight.holds(s))
+            && let Some(state) = self.catch_up(key, state, now).await?
+        {
+            return Ok(state);
+        }
+        self.rebuild(key, rules, days).await
     }
 
     /// Applies the items stored after `state.seq` up to `now`; `None` when the period must be
@@ -489,14 +548,21 @@ impl QualificationApi {
                 .limit(REBUILD_PAGE)
                 .all(&self.db)
                 .await?;
-            for row in &rows {
-                games.push(period_game(row)?);
-            }
-            match rows.last() {
+            let next = match rows.last() {
                 Some(last) if rows.len() as u64 == REBUILD_PAGE => {
-                    after = Some((last.seq, last.platform.clone(), last.game_id.clone()));
+                    Some((last.seq, last.platform.clone(), last.game_id.clone()))
                 }
-                _ => break,
+                _ => None,
+            };
+            // Decoding is CPU work: off the runtime's workers, which serve reads meanwhile.
+            let page = tokio::task::spawn_blocking(move || {
+                rows.iter().map(period_game).collect::<Result<Vec<_>>>()
+            })
+            .await??;
+            games.extend(page);
+            match next {
+                Some(next) => after = Some(next),
+                None => break,
             }
         }
         let resets: Vec<ResetRequest> = reset::Entity::find()
@@ -520,20 +586,26 @@ impl QualificationApi {
             .into_iter()
             .map(|c| c.player_id)
             .collect();
-        let mut period = LivePeriod::compute(
-            rules,
-            days,
-            DEFAULT_TIE_BREAKS.to_vec(),
-            &games,
-            &resets,
-            &cheaters,
-        );
-        period.reserve_players(self.entrants_known(&key.0));
+        let entrants = self.entrants_known(&key.0);
+        let game_count = games.len();
+        let period = tokio::task::spawn_blocking(move || {
+            let mut period = LivePeriod::compute(
+                rules,
+                days,
+                DEFAULT_TIE_BREAKS.to_vec(),
+                &games,
+                &resets,
+                &cheaters,
+            );
+            period.reserve_players(entrants);
+            period
+        })
+        .await?;
         self.metrics.gauge(
             "qiwang_leaderboard_rebuild_seconds",
             started.elapsed().as_secs_f64(),
         );
-        tracing::info!(championship = %key.0, stage = %key.1, period = key.2, games = games.len(), seconds = started.elapsed().as_secs_f64(), "live period rebuilt");
+        tracing::info!(championship = %key.0, stage = %key.1, period = key.2, games = game_count, seconds = started.elapsed().as_secs_f64(), "live period rebuilt");
         Ok(LiveState {
             period,
             seq,
@@ -596,19 +668,27 @@ impl QualificationApi {
                     break;
                 };
                 for g in slice {
-                    let out = |p: &str, period: &LivePeriod| period.is_eliminated(p);
-                    let before = [
-                        out(&g.first_player, &state.period),
-                        out(&g.second_player, &state.period),
-                    ];
-                    if matches!(state.period.apply_game(g), Applied::NeedsRebuild(_)) {
-                        ok = false;
-                        break;
-                    }
-                    for (p, was) in [&g.first_player, &g.second_player].into_iter().zip(before) {
-                        if !was && out(p, &state.period) {
-                            eliminated.push(p.clone());
+                    // Applied in place, a game eliminates only a side it charges an escape, and
+                    // only by itself (a move of an elimination needs a rebuild), so asking that
+                    // side is the same as asking every side before and after.
+                    match state.period.apply_game(g) {
+                        Applied::NeedsRebuild(_) => {
+                            ok = false;
+                            break;
                         }
+                        Applied::Counted(outcome) => {
+                            for (p, side) in [
+                                (&g.first_player, Side::First),
+                                (&g.second_player, Side::Second),
+                            ] {
+                                if outcome.side(side).result == CountedResult::Escape
+                                    && state.period.eliminated_by(p, &g.id)
+                                {
+                                    eliminated.push(p.clone());
+                                }
+                            }
+                        }
+                        Applied::NotCounted(_) => {}
                     }
                 }
                 if !ok || slices.peek().is_none() {

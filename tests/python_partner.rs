@@ -1,0 +1,181 @@
+//! A partner platform that is not written in Rust: Python's grpcio (gRPC's C-core, the transport
+//! under the C++, Ruby and PHP clients too) streams against the real `qiwang` binary of this
+//! build (issue 43). A debug build is the slow server that once made h2 end such a client's
+//! connection with `ENHANCE_YOUR_CALM "too_many_data_frames"` after some 5,400 reports: the
+//! server took a stream in faster than it stored it.
+//!
+//! The interpreter is `$QIWANG_TEST_PYTHON` (`.ci/run` makes a virtual environment with
+//! `tests/partners/requirements.txt`); without it, the test makes that environment once beside
+//! the build, from the Python package registry.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+use qiwang_blackbox::backends;
+use qiwang_blackbox::process::{Data, binary};
+use qiwang_infra::auth::Role;
+use qiwang_proto::qualification::v1 as q;
+use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
+use qiwang_proto::registration::v1 as pb;
+use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
+
+fn partners_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("partners")
+}
+
+/// A Python with grpcio and protobuf.
+fn python() -> PathBuf {
+    if let Ok(python) = std::env::var("QIWANG_TEST_PYTHON")
+        && !python.is_empty()
+    {
+        return python.into();
+    }
+    let venv = binary()
+        .parent()
+        .expect("target dir")
+        .join("python-partner");
+    let python = venv.join("bin").join("python");
+    if !python.exists() {
+        let made = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .expect("python3 -m venv");
+        assert!(made.success(), "python3 -m venv failed");
+        let installed = Command::new(&python)
+            .args(["-m", "pip", "install", "--quiet", "-r"])
+            .arg(partners_dir().join("requirements.txt"))
+            .status()
+            .expect("pip install");
+        assert!(installed.success(), "pip install grpcio protobuf failed");
+    }
+    python
+}
+
+const PLAYERS: u32 = 2_000;
+const BULK: u32 = 100_000;
+const SLOW: u32 = 40;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_python_grpcio_partner_streams_100000_games_in_one_call_and_a_slow_stream_is_acknowledged_as_it_goes()
+ {
+    let python = python();
+    for backend in backends() {
+        let data = Data::fresh(&backend).await;
+        let process = data.start();
+        let org = data.token(Role::Organizer, "org-1");
+        let partner = data.token(Role::Partner, "py-bot");
+        let mut reg = RegistrationServiceClient::new(process.channel().await);
+        let champ = reg
+            .create_championship(qiwang_blackbox::with_token(
+                &org,
+                pb::CreateChampionshipRequest {
+                    preset_toml: qiwang_blackbox::preset_with_window("xiangqi-2022", -1, 1),
+                    ..Default::default()
+                },
+            ))
+            .await
+            .expect("championship")
+            .into_inner()
+            .id;
+        let imported = reg
+            .import_players(qiwang_blackbox::with_token(
+                &org,
+                tokio_stream::iter(qiwang::bench::synthetic_players(
+                    &champ,
+                    "yizhan",
+                    0..PLAYERS,
+                )),
+            ))
+            .await
+            .expect("import")
+            .into_inner();
+        assert_eq!(imported.refused, 0);
+        let period = q::PeriodRef {
+            championship_id: champ.clone(),
+            stage: "haixuan".into(),
+            period: 1,
+        };
+        QualificationServiceClient::new(process.channel().await)
+            .open_period(qiwang_blackbox::with_token(&org, period.clone()))
+            .await
+            .expect("open");
+        let descriptors = data.dir.join("qiwang.binpb");
+        std::fs::write(&descriptors, qiwang_proto::FILE_DESCRIPTOR_SET).expect("descriptors");
+        let started = Instant::now();
+        let out = tokio::task::spawn_blocking({
+            let (python, address) = (
+                python.clone(),
+                process.grpc_url.trim_start_matches("http://").to_owned(),
+            );
+            let (champ, partner) = (champ.clone(), partner.clone());
+            move || {
+                Command::new(python)
+                    .arg(partners_dir().join("grpcio_partner.py"))
+                    .arg(&descriptors)
+                    .args([address, partner, champ])
+                    .args([PLAYERS.to_string(), BULK.to_string(), SLOW.to_string()])
+                    .output()
+                    .expect("python partner")
+            }
+        })
+        .await
+        .expect("partner");
+        assert!(
+            out.status.success(),
+            "{backend}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let seen: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("the partner's JSON");
+        eprintln!("{backend}: {seen} in {:?}", started.elapsed());
+        let bulk = &seen["bulk"];
+        assert_eq!(bulk["received"], BULK, "{backend}: {seen}");
+        assert_eq!(bulk["stored"], BULK, "{backend}: {seen}");
+        assert_eq!(bulk["refused"], 0, "{backend}: {seen}");
+        assert_eq!(seen["slow"]["codes"]["OK"], SLOW, "{backend}: {seen}");
+        // One report every 50 ms: each is stored within 50 ms of its group's first report and
+        // acknowledged at its commit, not when the stream ends (2 s later).
+        let max = seen["slow_ack_ms"]["max"].as_f64().expect("latencies");
+        assert!(
+            max < 1_000.0,
+            "{backend}: slowest acknowledgement {max} ms: {seen}"
+        );
+        // The board counts every game the partner was told is stored, once (plain wins: twice,
+        // once per player). Its first read builds it: UNAVAILABLE with a retry hint meanwhile.
+        let mut client = QualificationServiceClient::new(process.channel().await);
+        let mut counted = 0;
+        let mut offset = 0;
+        let started = Instant::now();
+        loop {
+            let answer = client
+                .get_leaderboard(qiwang_blackbox::with_token(
+                    &org,
+                    q::LeaderboardRequest {
+                        period: Some(period.clone()),
+                        page_size: 1000,
+                        offset,
+                        ..Default::default()
+                    },
+                ))
+                .await;
+            let page = match answer {
+                Ok(page) => page.into_inner(),
+                Err(status) if status.code() == tonic::Code::Unavailable => {
+                    assert!(started.elapsed().as_secs() < 300, "{backend}: {status:?}");
+                    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                    continue;
+                }
+                Err(status) => panic!("{backend}: {status:?}"),
+            };
+            counted += page.rows.iter().map(|r| r.counted_games).sum::<u32>();
+            offset += u32::try_from(page.rows.len()).expect("small");
+            if page.rows.len() < 1000 {
+                break;
+            }
+        }
+        assert_eq!(counted, 2 * (BULK + SLOW), "{backend}");
+    }
+}

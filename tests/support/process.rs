@@ -1,0 +1,193 @@
+//! The real `qiwang` binary as a child process, for what only a process shows: `kill -9` mid-stream,
+//! SIGTERM during a stream, a restart with clients waiting.
+//!
+//! The binary is the one `cargo test --workspace` builds beside the test executables
+//! (`services/qiwang` has a test target, so Cargo builds it before any test runs).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use qiwang_infra::auth::Role;
+use qiwang_infra::{Settings, Verifier};
+
+use crate::{Backend, DatabaseDropper, fresh_data_dir, fresh_database};
+
+/// The `qiwang` binary of this build.
+pub fn binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps");
+    let bin = dir.join(format!("qiwang{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.exists(),
+        "{} is missing: `cargo test --workspace` builds it",
+        bin.display()
+    );
+    bin
+}
+
+/// A database and data directory that outlive the processes started on them.
+pub struct Data {
+    pub backend: Backend,
+    pub dir: PathBuf,
+    pub url: String,
+    _dropper: Option<DatabaseDropper>,
+}
+
+impl Data {
+    /// A fresh database on `backend`, migrated (PostgreSQL deployments migrate explicitly).
+    pub async fn fresh(backend: &Backend) -> Data {
+        let dir = fresh_data_dir();
+        std::fs::create_dir_all(&dir).expect("data dir");
+        let (url, dropper) = fresh_database(backend, &dir).await;
+        let data = Data {
+            backend: backend.clone(),
+            dir,
+            url,
+            _dropper: dropper,
+        };
+        let out = data
+            .command()
+            .args(["migrate", "up"])
+            .output()
+            .expect("qiwang migrate up");
+        assert!(out.status.success(), "migrate: {out:?}");
+        data
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new(binary());
+        // Nothing of the caller's settings leaks in.
+        for (key, _) in std::env::vars() {
+            if key.starts_with("QIWANG_") || key == "DATABASE_URL" {
+                command.env_remove(key);
+            }
+        }
+        command
+            .env("QIWANG_DATA_DIR", &self.dir)
+            .env("DATABASE_URL", &self.url)
+            .env("QIWANG_GRPC__LISTEN", "127.0.0.1:0")
+            .env("QIWANG_GATEWAY__LISTEN", "127.0.0.1:0")
+            .env("QIWANG_METRICS__LISTEN", "127.0.0.1:0")
+            .env(
+                "RUST_LOG",
+                if std::env::var_os("TEST_LOG").is_some() {
+                    "info"
+                } else {
+                    "error"
+                },
+            );
+        command
+    }
+
+    /// Starts `qiwang up` on this data and waits until it prints its gRPC address.
+    pub fn start(&self) -> Process {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.join("qiwang.log"))
+            .expect("log file");
+        let mut child = self
+            .command()
+            .arg("up")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("qiwang up");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        // Reads the banner, then drains stdout so the child never blocks on a full pipe.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(rest) = line.trim_start().strip_prefix("gRPC")
+                    && let Some(addr) = rest.split_whitespace().next()
+                {
+                    let _ = tx.send(addr.to_owned());
+                }
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(120))
+            .unwrap_or_else(|_| panic!("qiwang up printed no gRPC address; see {}", self.log()));
+        Process {
+            child,
+            grpc_url: format!("http://{addr}"),
+        }
+    }
+
+    /// The processes' log (stderr), for failure messages.
+    pub fn log(&self) -> String {
+        self.dir.join("qiwang.log").display().to_string()
+    }
+
+    /// A token of `role`, signed with the development secret the first start wrote.
+    pub fn token(&self, role: Role, sub: &str) -> String {
+        let verifier =
+            Verifier::from_settings(&Settings::default().auth, &self.dir).expect("verifier");
+        let platform = (role == Role::Partner).then_some("yizhan");
+        verifier.mint(role, sub, platform, None).expect("mint")
+    }
+}
+
+impl Drop for Data {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A running `qiwang up`.
+pub struct Process {
+    child: Child,
+    pub grpc_url: String,
+}
+
+impl Process {
+    /// `kill -9`: no shutdown, no flush, nothing.
+    pub fn kill9(mut self) {
+        self.child.kill().expect("SIGKILL");
+        self.child.wait().expect("reaped");
+    }
+
+    /// Sends SIGTERM, as Kubernetes does at a rolling update.
+    pub fn sigterm(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill -TERM");
+        assert!(status.success());
+    }
+
+    /// Waits up to `limit` for the process to exit; `None` if it is still running.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return Some(status);
+            }
+            if started.elapsed() > limit {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub async fn channel(&self) -> tonic::transport::Channel {
+        tonic::transport::Channel::from_shared(self.grpc_url.clone())
+            .expect("url")
+            .connect()
+            .await
+            .expect("connect")
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
