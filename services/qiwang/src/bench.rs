@@ -442,6 +442,41 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         },
         None => println!("the suite serves no metrics"),
     }
+    // A restart on the same data: how long after the new suite accepts connections its first
+    // leaderboard read answers (the board is rebuilt from the stored games meanwhile, and reads
+    // answer UNAVAILABLE with a retry hint until it is ready).
+    suite.shutdown().await?;
+    let suite = crate::start(&settings, &plan).await?;
+    let restarted = Instant::now();
+    let channel = Channel::from_shared(format!("http://{}", suite.grpc_addr.context("grpc")?))?
+        .connect()
+        .await?;
+    let mut qual = QualificationServiceClient::new(channel).max_decoding_message_size(usize::MAX);
+    let mut unavailable = 0u32;
+    loop {
+        let read = qual
+            .get_leaderboard(req(
+                &org,
+                q::LeaderboardRequest {
+                    period: Some(period.clone()),
+                    page_size: 100,
+                    ..Default::default()
+                },
+            ))
+            .await;
+        match read {
+            Ok(_) => break,
+            Err(status) if status.code() == tonic::Code::Unavailable => {
+                unavailable += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            Err(status) => return Err(status.into()),
+        }
+    }
+    println!(
+        "restart: first leaderboard read {:.2} s after the suite accepted connections ({unavailable} UNAVAILABLE before it)",
+        restarted.elapsed().as_secs_f64()
+    );
     let t = Instant::now();
     let list = qual
         .close_period(req(&org, period.clone()))
@@ -480,6 +515,13 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         percentile(&pages, 0.5),
         percentile(&pages, 0.99)
     );
+    // The whole bench process: the suite and its simulated clients.
+    if let Some(peak) = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| status.lines().find(|l| l.starts_with("VmHWM:")).map(str::to_owned))
+    {
+        println!("peak RSS (suite and clients): {}", peak.trim_start_matches("VmHWM:").trim());
+    }
     suite.shutdown().await?;
     let _ = std::fs::remove_dir_all(dir);
     Ok(())
