@@ -518,9 +518,17 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
     // The whole bench process: the suite and its simulated clients.
     if let Some(peak) = std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|status| status.lines().find(|l| l.starts_with("VmHWM:")).map(str::to_owned))
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(str::to_owned)
+        })
     {
-        println!("peak RSS (suite and clients): {}", peak.trim_start_matches("VmHWM:").trim());
+        println!(
+            "peak RSS (suite and clients): {}",
+            peak.trim_start_matches("VmHWM:").trim()
+        );
     }
     suite.shutdown().await?;
     let _ = std::fs::remove_dir_all(dir);
