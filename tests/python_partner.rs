@@ -13,12 +13,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use qiwang_blackbox::backends;
-use qiwang_blackbox::process::{Data, binary};
-use qiwang_infra::auth::Role;
-use qiwang_proto::qualification::v1 as q;
-use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
-use qiwang_proto::registration::v1 as pb;
-use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
+use qiwang_blackbox::process::{Data, Qualifier, binary};
 
 fn partners_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("partners")
@@ -64,43 +59,8 @@ async fn a_python_grpcio_partner_streams_100000_games_in_one_call_and_a_slow_str
     for backend in backends() {
         let data = Data::fresh(&backend).await;
         let process = data.start();
-        let org = data.token(Role::Organizer, "org-1");
-        let partner = data.token(Role::Partner, "py-bot");
-        let mut reg = RegistrationServiceClient::new(process.channel().await);
-        let champ = reg
-            .create_championship(qiwang_blackbox::with_token(
-                &org,
-                pb::CreateChampionshipRequest {
-                    preset_toml: qiwang_blackbox::preset_with_window("xiangqi-2022", -1, 1),
-                    ..Default::default()
-                },
-            ))
-            .await
-            .expect("championship")
-            .into_inner()
-            .id;
-        let imported = reg
-            .import_players(qiwang_blackbox::with_token(
-                &org,
-                tokio_stream::iter(qiwang::bench::synthetic_players(
-                    &champ,
-                    "yizhan",
-                    0..PLAYERS,
-                )),
-            ))
-            .await
-            .expect("import")
-            .into_inner();
-        assert_eq!(imported.refused, 0);
-        let period = q::PeriodRef {
-            championship_id: champ.clone(),
-            stage: "haixuan".into(),
-            period: 1,
-        };
-        QualificationServiceClient::new(process.channel().await)
-            .open_period(qiwang_blackbox::with_token(&org, period.clone()))
-            .await
-            .expect("open");
+        let qualifier = Qualifier::new(&data, &process, PLAYERS).await;
+        let (champ, partner) = (qualifier.champ.clone(), qualifier.partner.clone());
         let descriptors = data.dir.join("qiwang.binpb");
         std::fs::write(&descriptors, qiwang_proto::FILE_DESCRIPTOR_SET).expect("descriptors");
         let started = Instant::now();
@@ -144,38 +104,9 @@ async fn a_python_grpcio_partner_streams_100000_games_in_one_call_and_a_slow_str
             "{backend}: slowest acknowledgement {max} ms: {seen}"
         );
         // The board counts every game the partner was told is stored, once (plain wins: twice,
-        // once per player). Its first read builds it: UNAVAILABLE with a retry hint meanwhile.
-        let mut client = QualificationServiceClient::new(process.channel().await);
-        let mut counted = 0;
-        let mut offset = 0;
-        let started = Instant::now();
-        loop {
-            let answer = client
-                .get_leaderboard(qiwang_blackbox::with_token(
-                    &org,
-                    q::LeaderboardRequest {
-                        period: Some(period.clone()),
-                        page_size: 1000,
-                        offset,
-                        ..Default::default()
-                    },
-                ))
-                .await;
-            let page = match answer {
-                Ok(page) => page.into_inner(),
-                Err(status) if status.code() == tonic::Code::Unavailable => {
-                    assert!(started.elapsed().as_secs() < 300, "{backend}: {status:?}");
-                    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-                    continue;
-                }
-                Err(status) => panic!("{backend}: {status:?}"),
-            };
-            counted += page.rows.iter().map(|r| r.counted_games).sum::<u32>();
-            offset += u32::try_from(page.rows.len()).expect("small");
-            if page.rows.len() < 1000 {
-                break;
-            }
-        }
+        // once per player).
+        let board = qualifier.board(process.channel().await).await;
+        let counted: u32 = board.iter().map(|r| r.counted_games).sum();
         assert_eq!(counted, 2 * (BULK + SLOW), "{backend}");
     }
 }

@@ -7,131 +7,10 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use qiwang::bench::{synthetic_game, synthetic_players};
-use qiwang_blackbox::process::{Data, Process};
-use qiwang_blackbox::{backends, preset_with_window, with_token};
-use qiwang_infra::auth::Role;
+use qiwang_blackbox::process::{Data, Qualifier, client};
+use qiwang_blackbox::{backends, with_token};
 use qiwang_proto::qualification::v1 as q;
-use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
-use qiwang_proto::registration::v1 as pb;
-use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
 use tonic::Code;
-use tonic::transport::Channel;
-
-/// A championship with an open 海选 period and `players` entrants (accounts `acc-0`…).
-struct Qualifier {
-    champ: String,
-    period: q::PeriodRef,
-    org: String,
-    partner: String,
-    players: u32,
-}
-
-impl Qualifier {
-    async fn new(data: &Data, process: &Process, players: u32) -> Qualifier {
-        let org = data.token(Role::Organizer, "org-1");
-        let partner = data.token(Role::Partner, "partner-bot");
-        let mut reg = RegistrationServiceClient::new(process.channel().await);
-        let champ = reg
-            .create_championship(with_token(
-                &org,
-                pb::CreateChampionshipRequest {
-                    preset_toml: preset_with_window("xiangqi-2022", -1, 1),
-                    ..Default::default()
-                },
-            ))
-            .await
-            .expect("championship")
-            .into_inner()
-            .id;
-        let imported = reg
-            .import_players(with_token(
-                &org,
-                tokio_stream::iter(synthetic_players(&champ, "yizhan", 0..players)),
-            ))
-            .await
-            .expect("import")
-            .into_inner();
-        assert_eq!(imported.refused, 0, "{:?}", imported.refusals.first());
-        let period = q::PeriodRef {
-            championship_id: champ.clone(),
-            stage: "haixuan".into(),
-            period: 1,
-        };
-        client(process.channel().await)
-            .open_period(with_token(&org, period.clone()))
-            .await
-            .expect("open");
-        Qualifier {
-            champ,
-            period,
-            org,
-            partner,
-            players,
-        }
-    }
-
-    /// Game `n`: a plain win (every game counts twice on the board, once per player).
-    fn game(&self, n: u32) -> q::GameReport {
-        let mut g = synthetic_game(&self.champ, n, self.players);
-        g.result = q::Result::FirstWins as i32;
-        g.end_reason = q::EndReason::Resignation as i32;
-        g.ended_by = q::Side::Unspecified as i32;
-        g.first_disconnections.clear();
-        g
-    }
-
-    /// The whole board, page by page.
-    async fn board(&self, channel: Channel) -> Vec<q::LeaderboardRow> {
-        let mut client = client(channel);
-        let mut rows = Vec::new();
-        loop {
-            let page = client
-                .get_leaderboard(with_token(
-                    &self.org,
-                    q::LeaderboardRequest {
-                        period: Some(self.period.clone()),
-                        page_size: 1000,
-                        offset: u32::try_from(rows.len()).expect("small"),
-                        ..Default::default()
-                    },
-                ))
-                .await
-                .expect("leaderboard")
-                .into_inner();
-            let last = page.rows.len() < 1000;
-            rows.extend(page.rows);
-            if last {
-                return rows;
-            }
-        }
-    }
-
-    /// Streams `games` on `StreamGames`; every outcome that arrives goes into `ledger`. Ends with
-    /// the stream's status.
-    async fn stream(
-        &self,
-        channel: Channel,
-        games: Vec<q::GameReport>,
-        ledger: Arc<Mutex<HashMap<String, q::ReportOutcome>>>,
-    ) -> Result<(), tonic::Status> {
-        let mut outcomes = client(channel)
-            .stream_games(with_token(&self.partner, tokio_stream::iter(games)))
-            .await?
-            .into_inner();
-        while let Some(outcome) = outcomes.message().await? {
-            ledger
-                .lock()
-                .expect("ledger")
-                .insert(outcome.game_id.clone(), outcome);
-        }
-        Ok(())
-    }
-}
-
-fn client(channel: Channel) -> QualificationServiceClient<Channel> {
-    QualificationServiceClient::new(channel).max_decoding_message_size(64 << 20)
-}
 
 fn acknowledged(ledger: &Mutex<HashMap<String, q::ReportOutcome>>) -> HashSet<String> {
     ledger
@@ -269,30 +148,7 @@ async fn kill_9_mid_stream_loses_no_acknowledged_game_and_counts_none_twice() {
         // The board kept live through the restart equals one rebuilt from the database.
         drop(process);
         let process = data.start();
-        let mut rebuilt = Vec::new();
-        for _ in 0..600 {
-            let mut c = client(process.channel().await);
-            match c
-                .get_leaderboard(with_token(
-                    &qualifier.org,
-                    q::LeaderboardRequest {
-                        period: Some(qualifier.period.clone()),
-                        page_size: 1,
-                        ..Default::default()
-                    },
-                ))
-                .await
-            {
-                Ok(_) => {
-                    rebuilt = qualifier.board(process.channel().await).await;
-                    break;
-                }
-                Err(status) if status.code() == Code::Unavailable => {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-                Err(status) => panic!("{backend}: {status:?}"),
-            }
-        }
+        let rebuilt = qualifier.board(process.channel().await).await;
         assert_eq!(board, rebuilt, "{backend}");
     }
 }

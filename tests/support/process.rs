@@ -12,7 +12,19 @@ use std::time::{Duration, Instant};
 use qiwang_infra::auth::Role;
 use qiwang_infra::{Settings, Verifier};
 
-use crate::{Backend, DatabaseDropper, fresh_data_dir, fresh_database};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use qiwang::bench::{synthetic_game, synthetic_players};
+use qiwang_proto::qualification::v1 as q;
+use qiwang_proto::qualification::v1::qualification_service_client::QualificationServiceClient;
+use qiwang_proto::registration::v1 as pb;
+use qiwang_proto::registration::v1::registration_service_client::RegistrationServiceClient;
+use tonic::transport::Channel;
+
+use crate::{
+    Backend, DatabaseDropper, fresh_data_dir, fresh_database, preset_with_window, with_token,
+};
 
 /// The `qiwang` binary of this build.
 pub fn binary() -> PathBuf {
@@ -190,4 +202,128 @@ impl Drop for Process {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A championship with an open 海选 period and `players` entrants (accounts `acc-0`…).
+pub struct Qualifier {
+    pub champ: String,
+    pub period: q::PeriodRef,
+    pub org: String,
+    pub partner: String,
+    pub players: u32,
+}
+
+impl Qualifier {
+    pub async fn new(data: &Data, process: &Process, players: u32) -> Qualifier {
+        let org = data.token(Role::Organizer, "org-1");
+        let partner = data.token(Role::Partner, "partner-bot");
+        let mut reg = RegistrationServiceClient::new(process.channel().await);
+        let champ = reg
+            .create_championship(with_token(
+                &org,
+                pb::CreateChampionshipRequest {
+                    preset_toml: preset_with_window("xiangqi-2022", -1, 1),
+                    ..Default::default()
+                },
+            ))
+            .await
+            .expect("championship")
+            .into_inner()
+            .id;
+        let imported = reg
+            .import_players(with_token(
+                &org,
+                tokio_stream::iter(synthetic_players(&champ, "yizhan", 0..players)),
+            ))
+            .await
+            .expect("import")
+            .into_inner();
+        assert_eq!(imported.refused, 0, "{:?}", imported.refusals.first());
+        let period = q::PeriodRef {
+            championship_id: champ.clone(),
+            stage: "haixuan".into(),
+            period: 1,
+        };
+        client(process.channel().await)
+            .open_period(with_token(&org, period.clone()))
+            .await
+            .expect("open");
+        Qualifier {
+            champ,
+            period,
+            org,
+            partner,
+            players,
+        }
+    }
+
+    /// Game `n`: a plain win (every game counts twice on the board, once per player).
+    pub fn game(&self, n: u32) -> q::GameReport {
+        let mut g = synthetic_game(&self.champ, n, self.players);
+        g.result = q::Result::FirstWins as i32;
+        g.end_reason = q::EndReason::Resignation as i32;
+        g.ended_by = q::Side::Unspecified as i32;
+        g.first_disconnections.clear();
+        g
+    }
+
+    /// The whole board, page by page. Its first read after a start builds it: UNAVAILABLE with
+    /// a retry hint meanwhile, retried here for up to five minutes.
+    pub async fn board(&self, channel: Channel) -> Vec<q::LeaderboardRow> {
+        let mut client = client(channel);
+        let mut rows = Vec::new();
+        let started = std::time::Instant::now();
+        loop {
+            let answer = client
+                .get_leaderboard(with_token(
+                    &self.org,
+                    q::LeaderboardRequest {
+                        period: Some(self.period.clone()),
+                        page_size: 1000,
+                        offset: u32::try_from(rows.len()).expect("small"),
+                        ..Default::default()
+                    },
+                ))
+                .await;
+            let page = match answer {
+                Ok(page) => page.into_inner(),
+                Err(status) if status.code() == tonic::Code::Unavailable => {
+                    assert!(started.elapsed().as_secs() < 300, "{status:?}");
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                    continue;
+                }
+                Err(status) => panic!("leaderboard: {status:?}"),
+            };
+            let last = page.rows.len() < 1000;
+            rows.extend(page.rows);
+            if last {
+                return rows;
+            }
+        }
+    }
+
+    /// Streams `games` on `StreamGames`; every outcome that arrives goes into `ledger`. Ends with
+    /// the stream's status.
+    pub async fn stream(
+        &self,
+        channel: Channel,
+        games: Vec<q::GameReport>,
+        ledger: Arc<Mutex<HashMap<String, q::ReportOutcome>>>,
+    ) -> Result<(), tonic::Status> {
+        let mut outcomes = client(channel)
+            .stream_games(with_token(&self.partner, tokio_stream::iter(games)))
+            .await?
+            .into_inner();
+        while let Some(outcome) = outcomes.message().await? {
+            ledger
+                .lock()
+                .expect("ledger")
+                .insert(outcome.game_id.clone(), outcome);
+        }
+        Ok(())
+    }
+}
+
+pub fn client(channel: Channel) -> QualificationServiceClient<Channel> {
+    QualificationServiceClient::new(channel).max_decoding_message_size(64 << 20)
 }
