@@ -1,8 +1,9 @@
 //! A partner platform that is not written in Rust: Python's grpcio (gRPC's C-core, the transport
 //! under the C++, Ruby and PHP clients too) streams against the real `qiwang` binary of this
-//! build (issue 43). A debug build is the slow server that once made h2 end such a client's
-//! connection with `ENHANCE_YOUR_CALM "too_many_data_frames"` after some 5,400 reports: the
-//! server took a stream in faster than it stored it.
+//! build (issue 43), while the database is made busy for 3 s. A server that is not storing must
+//! hold the sender back with HTTP/2 flow control: with hyper's 1 MiB stream window, h2 ended such
+//! a client's connection with `ENHANCE_YOUR_CALM "too_many_data_frames"` (grpcio sends a report
+//! per DATA frame, and h2 budgets small buffered frames at half the connection window).
 //!
 //! The interpreter is `$QIWANG_TEST_PYTHON` (`.ci/run` makes a virtual environment with
 //! `tests/partners/requirements.txt`); without it, the test makes that environment once beside
@@ -10,7 +11,9 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use sea_orm::{ConnectionTrait, TransactionTrait};
 
 use qiwang_blackbox::backends;
 use qiwang_blackbox::process::{Data, Qualifier, binary};
@@ -64,7 +67,7 @@ async fn a_python_grpcio_partner_streams_100000_games_in_one_call_and_a_slow_str
         let descriptors = data.dir.join("qiwang.binpb");
         std::fs::write(&descriptors, qiwang_proto::FILE_DESCRIPTOR_SET).expect("descriptors");
         let started = Instant::now();
-        let out = tokio::task::spawn_blocking({
+        let partner_run = tokio::task::spawn_blocking({
             let (python, address) = (
                 python.clone(),
                 process.grpc_url.trim_start_matches("http://").to_owned(),
@@ -79,9 +82,24 @@ async fn a_python_grpcio_partner_streams_100000_games_in_one_call_and_a_slow_str
                     .output()
                     .expect("python partner")
             }
-        })
-        .await
-        .expect("partner");
+        });
+        // A busy database while the partner streams: another session holds the change counter
+        // (every ingest transaction takes it) for 3 s, so storing stalls and the server stops
+        // reading. The partner must be held back by flow control, not cut off.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        {
+            let db = sea_orm::Database::connect(&data.url).await.expect("database");
+            let txn = db.begin().await.expect("begin");
+            txn.execute_unprepared(
+                "UPDATE qualification_counters SET value = value WHERE name = 'changes'",
+            )
+            .await
+            .expect("hold the counter");
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            txn.commit().await.expect("release the counter");
+            db.close().await.expect("close");
+        }
+        let out = partner_run.await.expect("partner");
         assert!(
             out.status.success(),
             "{backend}: {}\n{}",
@@ -96,11 +114,13 @@ async fn a_python_grpcio_partner_streams_100000_games_in_one_call_and_a_slow_str
         assert_eq!(bulk["stored"], BULK, "{backend}: {seen}");
         assert_eq!(bulk["refused"], 0, "{backend}: {seen}");
         assert_eq!(seen["slow"]["codes"]["OK"], SLOW, "{backend}: {seen}");
-        // One report every 50 ms: each is stored within 50 ms of its group's first report and
-        // acknowledged at its commit, not when the stream ends (2 s later).
+        // One report every 50 ms for 2 s: each is stored within 50 ms of its group's first report
+        // and acknowledged at its commit, not when the stream ends, which would make the first
+        // reports wait 2 s. (Seen: 56-63 ms at most on an idle SQLite or PostgreSQL; up to 776 ms
+        // on SQLite right after the 100,000 and the busy spell. The bound leaves CI that room.)
         let max = seen["slow_ack_ms"]["max"].as_f64().expect("latencies");
         assert!(
-            max < 1_000.0,
+            max < 1_500.0,
             "{backend}: slowest acknowledgement {max} ms: {seen}"
         );
         // The board counts every game the partner was told is stored, once (plain wins: twice,
