@@ -88,7 +88,9 @@ async fn a_python_grpcio_partner_streams_100000_games_in_one_call_and_a_slow_str
         // reading. The partner must be held back by flow control, not cut off.
         tokio::time::sleep(Duration::from_secs(3)).await;
         {
-            let db = sea_orm::Database::connect(&data.url).await.expect("database");
+            let db = sea_orm::Database::connect(&data.url)
+                .await
+                .expect("database");
             let txn = db.begin().await.expect("begin");
             txn.execute_unprepared(
                 "UPDATE qualification_counters SET value = value WHERE name = 'changes'",
