@@ -2,7 +2,8 @@
 //! SIGTERM during a stream, a restart with clients waiting.
 //!
 //! The binary is the one `cargo test --workspace` builds beside the test executables
-//! (`services/qiwang` has a test target, so Cargo builds it before any test runs).
+//! (`services/qiwang` has a test target, so Cargo builds it before any test runs). A run filtered
+//! to one test target (`--test resilience`) does not rebuild it: `cargo build -p qiwang` first.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
