@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use qiwang_blackbox::process::{Data, Qualifier, client};
+use qiwang_blackbox::process::{Data, Process, Qualifier, client};
 use qiwang_blackbox::{backends, with_token};
 use qiwang_proto::qualification::v1 as q;
 use tonic::Code;
@@ -20,6 +20,21 @@ fn acknowledged(ledger: &Mutex<HashMap<String, q::ReportOutcome>>) -> HashSet<St
         .filter(|o| o.code == "OK")
         .map(|o| o.game_id.clone())
         .collect()
+}
+
+/// Games `0..total` sent again on one stream; their outcomes by game id.
+async fn resend_all(
+    qualifier: &Qualifier,
+    process: &Process,
+    total: u32,
+) -> HashMap<String, q::ReportOutcome> {
+    let resent = Arc::new(Mutex::new(HashMap::new()));
+    let all: Vec<q::GameReport> = (0..total).map(|n| qualifier.game(n)).collect();
+    qualifier
+        .stream(process.channel().await, all, resent.clone())
+        .await
+        .expect("resend");
+    resent.lock().expect("ledger").clone()
 }
 
 async fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
@@ -126,13 +141,7 @@ async fn kill_9_mid_stream_loses_no_acknowledged_game_and_counts_none_twice() {
         );
 
         // Every game resent: the acknowledged ones are all there already.
-        let resent = Arc::new(Mutex::new(HashMap::new()));
-        let all: Vec<q::GameReport> = (0..total).map(|n| qualifier.game(n)).collect();
-        qualifier
-            .stream(process.channel().await, all, resent.clone())
-            .await
-            .expect("resend");
-        let resent = resent.lock().expect("ledger").clone();
+        let resent = resend_all(&qualifier, &process, total).await;
         assert_eq!(resent.len(), total as usize, "{backend}");
         for id in &acked {
             let outcome = &resent[id];
@@ -281,13 +290,7 @@ async fn sigterm_during_a_stream_acknowledges_what_it_stored_and_exits_in_time()
         );
 
         let process = data.start();
-        let resent = Arc::new(Mutex::new(HashMap::new()));
-        let all: Vec<q::GameReport> = (0..total).map(|n| qualifier.game(n)).collect();
-        qualifier
-            .stream(process.channel().await, all, resent.clone())
-            .await
-            .expect("resend");
-        let resent = resent.lock().expect("ledger").clone();
+        let resent = resend_all(&qualifier, &process, total).await;
         let stored_before: HashSet<String> = resent
             .values()
             .filter(|o| o.ack.as_ref().map(|a| a.status) == Some(q::AckStatus::Duplicate as i32))

@@ -73,6 +73,15 @@ pub fn preset_with_registration_window(
     Ok(out)
 }
 
+/// The leaderboard's top-100 page, the read the bench measures.
+fn top_100(period: &q::PeriodRef) -> q::LeaderboardRequest {
+    q::LeaderboardRequest {
+        period: Some(period.clone()),
+        page_size: 100,
+        ..Default::default()
+    }
+}
+
 fn req<T>(token: &str, message: T) -> tonic::Request<T> {
     let mut r = tonic::Request::new(message);
     if let Ok(v) = format!("Bearer {token}").parse() {
@@ -312,16 +321,7 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
             let (mut missing, mut failed) = (0u32, 0u32);
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 let t = Instant::now();
-                let _ = qual
-                    .get_leaderboard(req(
-                        &org,
-                        q::LeaderboardRequest {
-                            period: Some(period.clone()),
-                            page_size: 100,
-                            ..Default::default()
-                        },
-                    ))
-                    .await;
+                let _ = qual.get_leaderboard(req(&org, top_100(&period))).await;
                 page.push(t.elapsed().as_secs_f64() * 1000.0);
                 let t = Instant::now();
                 let row = qual
@@ -454,16 +454,7 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
     let mut qual = QualificationServiceClient::new(channel).max_decoding_message_size(usize::MAX);
     let mut unavailable = 0u32;
     loop {
-        let read = qual
-            .get_leaderboard(req(
-                &org,
-                q::LeaderboardRequest {
-                    period: Some(period.clone()),
-                    page_size: 100,
-                    ..Default::default()
-                },
-            ))
-            .await;
+        let read = qual.get_leaderboard(req(&org, top_100(&period))).await;
         match read {
             Ok(_) => break,
             Err(status) if status.code() == tonic::Code::Unavailable => {

@@ -1108,7 +1108,7 @@ impl QualificationApi {
         // list, so a crash at any point leaves it open without a list or closed with all of it.
         // Ingest is held back meanwhile: in this process by its queue, on other replicas by the
         // period row this transaction locks (their ingest takes it shared, and finds it closed).
-        let _ingest_paused = self.ingest_write.clone().lock_owned().await;
+        let ingest_paused = self.ingest_write.clone().lock_owned().await;
         let writer = qiwang_infra::db::for_large_write(&self.db).await?;
         let txn = writer.begin().await?;
         let row = period::Entity::find_by_id((key.0.clone(), key.1.clone(), key.2 as i32))
@@ -1304,7 +1304,7 @@ impl QualificationApi {
         let decided = started.elapsed();
         frozen::store_encoded(&txn, &list, chunks?).await?;
         txn.commit().await?;
-        drop(_ingest_paused);
+        drop(ingest_paused);
         if !was_closed {
             self.period_changed(&key, false, true);
         }
