@@ -25,6 +25,7 @@ mod m20261201_000013_qualification_notice_rules;
 mod m20261204_000001_qualification_frozen_lists;
 mod m20261204_000002_qualification_games_period_index;
 mod m20261204_000003_qualification_frozen_chunk_storage;
+mod m20261207_000001_qualification_checkpoints;
 
 pub struct Migrator;
 
@@ -50,6 +51,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_000001_qualification_frozen_lists::Migration),
             Box::new(m20261204_000002_qualification_games_period_index::Migration),
             Box::new(m20261204_000003_qualification_frozen_chunk_storage::Migration),
+            Box::new(m20261207_000001_qualification_checkpoints::Migration),
         ]
     }
 

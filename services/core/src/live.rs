@@ -86,6 +86,9 @@ use crate::scoring::{
     CountedResult, GameOutcome, OnlineRules, PeriodDays, PlayTime, Side, SideOutcome,
     judge_play_time, score_game,
 };
+mod checkpoint;
+pub use checkpoint::CheckpointError;
+
 use crate::standings::{
     AverageGameTime, Elimination, GameStatus, NotCounted, PeriodGame, PeriodLedger, RankedRow,
     ResetRequest, StandingRow, TieBreak, compute_period,
@@ -852,21 +855,32 @@ impl LivePeriod {
             .find(|v| matches!(v.status, GameStatus::Counted(_)))
             .map(|v| (v.ended_at, v.game_id.clone()));
         live.games_applied = u64::try_from(ledger.games.len()).unwrap_or(u64::MAX);
-        // Handles were given in player id order, so the last tie-break compares handles, and the
-        // keys are copied beside them: the sort reads no other memory in the common case.
-        let mut shown: Vec<(RowKey, u32)> = (0..live.table.players.len())
-            .filter_map(|h| u32::try_from(h).ok())
-            .filter(|&h| live.state(h).is_some_and(PlayerState::shown))
-            .map(|h| (live.table.key(h), h))
-            .collect();
-        shown.sort_unstable_by(|(ka, a), (kb, b)| {
-            kb.ranked
-                .cmp(&ka.ranked)
-                .then_with(|| live.table.compare_keys(*a, ka, *b, kb))
-                .then_with(|| a.cmp(b))
-        });
-        live.index = RankIndex::from_sorted(&shown);
+        // Handles were given in player id order.
+        live.index_all(true);
         live
+    }
+
+    /// Builds the leaderboard index over every shown row at once (one sort). The keys are copied
+    /// beside the handles, so the sort reads no other memory in the common case; when handles
+    /// were given in player id order, the last tie-break compares handles, not ids.
+    fn index_all(&mut self, handles_in_id_order: bool) {
+        let mut shown: Vec<(RowKey, u32)> = (0..self.table.players.len())
+            .filter_map(|h| u32::try_from(h).ok())
+            .filter(|&h| self.state(h).is_some_and(PlayerState::shown))
+            .map(|h| (self.table.key(h), h))
+            .collect();
+        let table = &self.table;
+        if handles_in_id_order {
+            shown.sort_unstable_by(|(ka, a), (kb, b)| {
+                kb.ranked
+                    .cmp(&ka.ranked)
+                    .then_with(|| table.compare_keys(*a, ka, *b, kb))
+                    .then_with(|| a.cmp(b))
+            });
+        } else {
+            shown.sort_unstable_by(|a, b| table.order(a, b));
+        }
+        self.index = RankIndex::from_sorted(&shown);
     }
 
     fn state(&self, h: u32) -> Option<&PlayerState> {
@@ -2214,6 +2228,12 @@ mod tests {
                     &stored.cheaters,
                 );
             }
+            // Every other item, the period goes on from its checkpoint (a restart): what follows
+            // must apply exactly as it would have to the period never written.
+            if stored.games.len() % 2 == 1 {
+                live = LivePeriod::restore(*r, p1_2015(), tie_breaks.to_vec(), &live.checkpoint())
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            }
             let ledger = compute_period(
                 r,
                 p1_2015(),
@@ -2261,7 +2281,80 @@ mod tests {
         Ok(rebuilds)
     }
 
+    #[test]
+    fn a_checkpoint_restores_only_under_its_own_rules_and_format() {
+        let r = elim2();
+        let mut live = LivePeriod::new(r, p1_2015(), DEFAULT_TIE_BREAKS.to_vec());
+        live.apply_game(&game("g1", "a", "b", 1, FirstWins, Normal));
+        live.apply_game(&game("g2", "c", "a", 2, SecondWins, Escape(Side::First)));
+        let bytes = live.checkpoint();
+        let back = LivePeriod::restore(r, p1_2015(), DEFAULT_TIE_BREAKS.to_vec(), &bytes)
+            .expect("restores");
+        assert_eq!(back.page(0, 10), live.page(0, 10));
+        assert_eq!(
+            LivePeriod::restore(r, p1_2015(), reached_tie_breaks(), &bytes).err(),
+            Some(CheckpointError::RulesChanged)
+        );
+        let mut other = bytes.clone();
+        other[0] = 9;
+        assert_eq!(
+            LivePeriod::restore(r, p1_2015(), DEFAULT_TIE_BREAKS.to_vec(), &other).err(),
+            Some(CheckpointError::Format { found: 9 })
+        );
+        assert!(
+            LivePeriod::restore(
+                r,
+                p1_2015(),
+                DEFAULT_TIE_BREAKS.to_vec(),
+                &bytes[..bytes.len() / 2]
+            )
+            .is_err()
+        );
+    }
+
     proptest! {
+        #[test]
+        fn a_checkpoint_read_from_arbitrary_bytes_is_refused_or_consistent(
+            bytes in proptest::collection::vec(any::<u8>(), 0..512),
+        ) {
+            let r = elim2();
+            if let Ok(live) = LivePeriod::restore(r, p1_2015(), DEFAULT_TIE_BREAKS.to_vec(), &bytes) {
+                let rows = live.page(0, usize::MAX);
+                prop_assert_eq!(rows.len(), live.total());
+                for row in &rows {
+                    prop_assert_eq!(live.row(&row.row.player), Some(row.clone()));
+                }
+            }
+        }
+
+        #[test]
+        fn a_checkpoint_with_one_byte_changed_is_refused_or_consistent(
+            (variant, items) in arb_items(),
+            at in any::<prop::sample::Index>(),
+            byte in any::<u8>(),
+        ) {
+            let r = variant_rules(variant);
+            let mut live = LivePeriod::new(r, p1_2015(), DEFAULT_TIE_BREAKS.to_vec());
+            for item in &items {
+                if let Item::Game(g) = item {
+                    live.apply_game(g);
+                }
+            }
+            let mut bytes = live.checkpoint();
+            let i = at.index(bytes.len());
+            bytes[i] = byte;
+            if let Ok(back) = LivePeriod::restore(r, p1_2015(), DEFAULT_TIE_BREAKS.to_vec(), &bytes) {
+                let rows = back.page(0, usize::MAX);
+                prop_assert_eq!(rows.len(), back.total());
+                for item in &items {
+                    if let Item::Game(g) = item {
+                        let mut again = back.clone();
+                        again.apply_game(g);
+                    }
+                }
+            }
+        }
+
         #[test]
         fn r_onl_9_live_standings_equal_the_recomputed_period_in_any_arrival_order(
             (variant, items) in arb_items().prop_flat_map(|(v, items)| (Just(v), Just(items).prop_shuffle())),

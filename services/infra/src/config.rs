@@ -45,10 +45,20 @@ pub struct Settings {
     pub auth: AuthSettings,
     pub log: LogSettings,
     pub metrics: MetricsSettings,
+    pub qualification: QualificationSettings,
     /// Development and tests only: the services' clock runs this many seconds ahead of the
     /// machine's (a fixture that reaches a later date, like faketime). Refused in production auth
     /// mode. Used where a rule closes a window by date (pairs registration, R-REG-10).
     pub clock_offset_seconds: i64,
+}
+
+/// The online qualifier's live leaderboards.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QualificationSettings {
+    /// How often each live board that moved is checkpointed, seconds (and always at a graceful
+    /// shutdown): a restart after a crash applies at most this long's games to the checkpoint.
+    pub checkpoint_every_secs: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -174,6 +184,9 @@ impl Default for Settings {
             },
             metrics: MetricsSettings {
                 listen: SocketAddr::from(([127, 0, 0, 1], 9464)),
+            },
+            qualification: QualificationSettings {
+                checkpoint_every_secs: 60,
             },
             clock_offset_seconds: 0,
             log: LogSettings {

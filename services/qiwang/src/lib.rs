@@ -225,6 +225,7 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
             .add_service(health_service)
             .add_service(reflection_v1)
             .add_service(reflection_v1alpha);
+        let mut qualification = None;
         if services.contains(&Component::Registration) {
             // Pairs eligibility asks qualification: in one process, the listener just bound.
             let url = match suite.grpc_addr {
@@ -257,6 +258,16 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
             if suite.claim.is_some() {
                 api = api.sole_writer();
             }
+            let every = Duration::from_secs(settings.qualification.checkpoint_every_secs.max(1));
+            let checkpoints = api.clone();
+            suite.tasks.push((
+                "qualification checkpoints",
+                tokio::spawn(async move {
+                    checkpoints.keep_checkpoints(every).await;
+                    Ok(())
+                }),
+            ));
+            qualification = Some(api.clone());
             router = router.add_service(api.into_server(verifier.clone()));
             reporter
                 .set_serving::<QualificationServiceServer<QualificationApi>>()
@@ -338,6 +349,11 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
                         let _ = rx.wait_for(|stop| *stop).await;
                     })
                     .await?;
+                // Every request has ended: the boards' last checkpoint, so the next start reads
+                // them at once instead of recomputing.
+                if let Some(qualification) = qualification {
+                    qualification.checkpoint_all().await;
+                }
                 db.close().await?;
                 Ok(())
             }),

@@ -177,6 +177,34 @@ pub mod frozen_chunk {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
+/// One part of a live leaderboard's checkpoint (see the `qualification_checkpoints` migration).
+pub mod checkpoint {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "qualification_checkpoints")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub championship_id: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub stage: String,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub period: i32,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub part: i32,
+        /// Every item with a change sequence value up to this one is in the checkpoint.
+        pub seq: i64,
+        /// The build and encoding that wrote it; another is ignored.
+        pub format: String,
+        pub body: Vec<u8>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
 pub mod audit {
     use sea_orm::entity::prelude::*;
 

@@ -21,10 +21,37 @@ use qiwang_core::scoring::{CountedResult, Side};
 use sea_orm::{DbBackend, PaginatorTrait, Statement};
 
 use super::*;
-use crate::entity::{cancellation, game, reset};
+use crate::entity::{cancellation, checkpoint, game, reset};
 
-/// Stored games decoded at a time when a period is recomputed.
+/// Stored games decoded at a time when a period is recomputed or caught up.
 const REBUILD_PAGE: usize = 20_000;
+
+/// Where paging through a period's games (`next_games`) stands: the games with
+/// `after < seq <= upto` are still to come.
+struct GamePages {
+    after: i64,
+    upto: i64,
+    done: bool,
+}
+
+impl GamePages {
+    fn new(after: i64, upto: i64) -> GamePages {
+        GamePages {
+            after,
+            upto,
+            done: false,
+        }
+    }
+}
+
+/// A checkpoint's rows hold parts of at most this many bytes.
+const CHECKPOINT_PART: usize = 4 << 20;
+
+/// What wrote a checkpoint: a checkpoint of another build is not read (the core's own format
+/// check refuses other encodings and rules; this one other releases).
+fn checkpoint_format() -> String {
+    format!("qiwang {} live", env!("CARGO_PKG_VERSION"))
+}
 
 /// Games applied to a period between two releases of its lock: a reader waits for at most this
 /// many (about 0.2 ms at a million players, where the core takes 10-16 µs a game), not for a whole
@@ -64,6 +91,9 @@ pub(super) struct LiveState {
     /// slice: some are applied, the rest follow. Readers may serve the period meanwhile only when
     /// they may omit that write in progress; anything else waits for the slices to finish.
     pub applying: Option<i64>,
+    /// The sequence value of the latest checkpoint known stored of this period (see
+    /// [`QualificationApi::checkpoint`]); 0 for none.
+    pub checkpointed: i64,
 }
 
 /// How current a period read must be.
@@ -440,6 +470,11 @@ impl QualificationApi {
         rules: OnlineRules,
         days: PeriodDays,
     ) -> Result<LiveState> {
+        // After a restart: the latest checkpoint, then only the tail stored after it.
+        let state = match state {
+            Some(state) => Some(state),
+            None => self.load_checkpoint(key, rules, days).await?,
+        };
         if let Some(state) = state
             && state.applying.is_none_or(|s| self.in_flight.holds(s))
             && let Some(state) = self.catch_up(key, state, now).await?
@@ -483,26 +518,75 @@ impl QualificationApi {
                 return Ok(None);
             }
         }
-        let games = game::Entity::find()
-            .filter(game::Column::ChampionshipId.eq(&key.0))
-            .filter(game::Column::Stage.eq(&key.1))
-            .filter(game::Column::Period.eq(key.2 as i32))
-            .filter(game::Column::Seq.gt(state.seq))
-            .filter(game::Column::Seq.lte(now))
-            .order_by_asc(game::Column::EndedAt)
-            .order_by_asc(game::Column::GameId)
-            .all(&self.db)
+        // The tail after a checkpoint can be many pages: each applied off the runtime's workers.
+        let mut pages = GamePages::new(state.seq, now);
+        while let Some(mut games) = self.next_games(key, &mut pages).await? {
+            games.sort_by(|a, b| (a.facts.ended_at, &a.id).cmp(&(b.facts.ended_at, &b.id)));
+            let (back, exact) = tokio::task::spawn_blocking(move || {
+                let exact = games
+                    .iter()
+                    .all(|g| !matches!(state.period.apply_game(g), Applied::NeedsRebuild(_)));
+                (state, exact)
+            })
             .await?;
-        for row in &games {
-            if matches!(
-                state.period.apply_game(&period_game(row)?),
-                Applied::NeedsRebuild(_)
-            ) {
+            if !exact {
                 return Ok(None);
             }
+            state = back;
         }
         state.seq = now;
         Ok(Some(state))
+    }
+
+    /// The next page of the period's games in `pages`, decoded; `None` after the last.
+    ///
+    /// Pages follow the (championship, stage, period, seq) index, each one range of it read
+    /// without a sort, each row dropped once decoded. (Pages ordered by (seq, platform, game id)
+    /// made every page scan and sort all later rows: quadratic, 73 s for a million games on
+    /// PostgreSQL.) A page ends before its last change, whose rows come whole with the next page.
+    async fn next_games(
+        &self,
+        key: &PeriodKey,
+        pages: &mut GamePages,
+    ) -> Result<Option<Vec<PeriodGame>>> {
+        if pages.done {
+            return Ok(None);
+        }
+        let period_rows = || {
+            game::Entity::find()
+                .filter(game::Column::ChampionshipId.eq(&key.0))
+                .filter(game::Column::Stage.eq(&key.1))
+                .filter(game::Column::Period.eq(key.2 as i32))
+        };
+        let mut rows = period_rows()
+            .filter(game::Column::Seq.gt(pages.after))
+            .filter(game::Column::Seq.lte(pages.upto))
+            .order_by_asc(game::Column::Seq)
+            .limit(REBUILD_PAGE as u64)
+            .all(&self.db)
+            .await?;
+        let full = rows.len() == REBUILD_PAGE;
+        match (rows.first().map(|r| r.seq), rows.last().map(|r| r.seq)) {
+            (Some(first), Some(last)) if full && first == last => {
+                // One change of a page or more (never, with groups of 2,000): read it whole.
+                rows = period_rows()
+                    .filter(game::Column::Seq.eq(last))
+                    .all(&self.db)
+                    .await?;
+                pages.after = last;
+            }
+            (_, Some(last)) if full => {
+                rows.retain(|r| r.seq < last);
+                pages.after = last - 1;
+            }
+            _ => pages.done = true,
+        }
+        // Decoding is CPU work: off the runtime's workers, which serve reads meanwhile.
+        let decoded = tokio::task::spawn_blocking(move || {
+            rows.iter().map(period_game).collect::<Result<Vec<_>>>()
+        })
+        .await??;
+        Ok(Some(decoded))
     }
 
     /// Recomputes the period from the database (`compute_period`, then the live index).
@@ -516,52 +600,11 @@ impl QualificationApi {
         // by the next catch-up, exactly once.
         let seq = current_seq(&self.db).await?;
         let started = std::time::Instant::now();
-        // Pages in the order of the (championship, stage, period, seq) index, each one range of
-        // it read without a sort, each row dropped once decoded. (Pages ordered by (seq, platform,
-        // game id) made every page scan and sort all later rows: quadratic, 73 s for a million
-        // games on PostgreSQL.) A page ends before its last change, whose rows come whole with
-        // the next page; `compute_period` orders the games itself.
-        let period_rows = || {
-            game::Entity::find()
-                .filter(game::Column::ChampionshipId.eq(&key.0))
-                .filter(game::Column::Stage.eq(&key.1))
-                .filter(game::Column::Period.eq(key.2 as i32))
-        };
         let mut games = Vec::new();
-        let mut after = i64::MIN;
-        loop {
-            let mut rows = period_rows()
-                .filter(game::Column::Seq.gt(after))
-                .filter(game::Column::Seq.lte(seq))
-                .order_by_asc(game::Column::Seq)
-                .limit(REBUILD_PAGE as u64)
-                .all(&self.db)
-                .await?;
-            let full = rows.len() == REBUILD_PAGE;
-            match (rows.first().map(|r| r.seq), rows.last().map(|r| r.seq)) {
-                (Some(first), Some(last)) if full && first == last => {
-                    // One change of a page or more (never, with groups of 2,000): read it whole.
-                    rows = period_rows()
-                        .filter(game::Column::Seq.eq(last))
-                        .all(&self.db)
-                        .await?;
-                    after = last;
-                }
-                (_, Some(last)) if full => {
-                    rows.retain(|r| r.seq < last);
-                    after = last - 1;
-                }
-                _ => {}
-            }
-            // Decoding is CPU work: off the runtime's workers, which serve reads meanwhile.
-            let decoded = tokio::task::spawn_blocking(move || {
-                rows.iter().map(period_game).collect::<Result<Vec<_>>>()
-            })
-            .await??;
-            games.extend(decoded);
-            if !full {
-                break;
-            }
+        let mut pages = GamePages::new(i64::MIN, seq);
+        while let Some(page) = self.next_games(key, &mut pages).await? {
+            // `compute_period` orders the games itself.
+            games.extend(page);
         }
         let resets: Vec<ResetRequest> = reset::Entity::find()
             .filter(reset::Column::ChampionshipId.eq(&key.0))
@@ -608,7 +651,167 @@ impl QualificationApi {
             period,
             seq,
             applying: None,
+            checkpointed: 0,
         })
+    }
+
+    /// The period's latest checkpoint, restored; `None` when there is none, or none this build
+    /// can read under the period's rules (then the period is recomputed: a checkpoint is derived
+    /// data, never a reason to fail a read).
+    async fn load_checkpoint(
+        &self,
+        key: &PeriodKey,
+        rules: OnlineRules,
+        days: PeriodDays,
+    ) -> Result<Option<LiveState>> {
+        let started = std::time::Instant::now();
+        let parts = checkpoint::Entity::find()
+            .filter(checkpoint::Column::ChampionshipId.eq(&key.0))
+            .filter(checkpoint::Column::Stage.eq(&key.1))
+            .filter(checkpoint::Column::Period.eq(key.2 as i32))
+            .order_by_asc(checkpoint::Column::Part)
+            .all(&self.db)
+            .await?;
+        let Some(seq) = parts.first().map(|p| p.seq) else {
+            return Ok(None);
+        };
+        let format = checkpoint_format();
+        let whole = parts
+            .iter()
+            .zip(0..)
+            .all(|(p, n)| p.part == n && p.seq == seq && p.format == format);
+        if !whole {
+            tracing::warn!(championship = %key.0, stage = %key.1, period = key.2, "a checkpoint of another build or a torn one: recomputing the period");
+            return Ok(None);
+        }
+        let restored = tokio::task::spawn_blocking(move || {
+            let mut body = Vec::with_capacity(parts.iter().map(|p| p.body.len()).sum());
+            for part in parts {
+                body.extend_from_slice(&part.body);
+            }
+            LivePeriod::restore(rules, days, DEFAULT_TIE_BREAKS.to_vec(), &body)
+        })
+        .await?;
+        match restored {
+            Ok(period) => {
+                tracing::info!(championship = %key.0, stage = %key.1, period = key.2, seq, seconds = started.elapsed().as_secs_f64(), "live period restored from its checkpoint");
+                Ok(Some(LiveState {
+                    period,
+                    seq,
+                    applying: None,
+                    checkpointed: seq,
+                }))
+            }
+            Err(error) => {
+                tracing::warn!(championship = %key.0, stage = %key.1, period = key.2, %error, "recomputing the period instead of restoring its checkpoint");
+                Ok(None)
+            }
+        }
+    }
+
+    /// Writes the period's checkpoint when its board moved since the last one this process knows
+    /// of; returns whether it wrote one. The board is encoded while readers wait for it (a national
+    /// period takes a fraction of a second, see `docs/performance.md`), then stored without it, in
+    /// one transaction that replaces the previous checkpoint unless another replica's is newer.
+    pub(crate) async fn checkpoint(&self, key: &PeriodKey) -> Result<bool> {
+        let Some(slot) = lock(&self.live).get(key).cloned() else {
+            return Ok(false);
+        };
+        let guard = slot.clone().lock_owned().await;
+        let (seq, bytes) = match guard.as_ref() {
+            Some(state) if state.applying.is_none() && state.seq > state.checkpointed => {
+                let seq = state.seq;
+                let (_guard, bytes) = tokio::task::spawn_blocking(move || {
+                    let bytes = guard.as_ref().map(|s| s.period.checkpoint());
+                    (guard, bytes)
+                })
+                .await?;
+                match bytes {
+                    Some(bytes) => (seq, bytes),
+                    None => return Ok(false),
+                }
+            }
+            _ => return Ok(false),
+        };
+        let started = std::time::Instant::now();
+        let size = bytes.len();
+        // On the embedded database, this process's ingest waits in its queue rather than in
+        // SQLite's busy loop.
+        let _queued = match self.db.get_database_backend() {
+            DbBackend::Sqlite => Some(self.ingest_write.clone().lock_owned().await),
+            _ => None,
+        };
+        let txn = self.db.begin().await?;
+        let of_period = || {
+            sea_orm::Condition::all()
+                .add(checkpoint::Column::ChampionshipId.eq(&key.0))
+                .add(checkpoint::Column::Stage.eq(&key.1))
+                .add(checkpoint::Column::Period.eq(key.2 as i32))
+        };
+        let format = checkpoint_format();
+        let newer = checkpoint::Entity::find()
+            .filter(of_period())
+            .filter(checkpoint::Column::Part.eq(0))
+            .one(&txn)
+            .await?
+            .is_some_and(|c| c.seq >= seq && c.format == format);
+        if !newer {
+            checkpoint::Entity::delete_many()
+                .filter(of_period())
+                .exec(&txn)
+                .await?;
+            for (part, body) in (0..).zip(bytes.chunks(CHECKPOINT_PART)) {
+                checkpoint::Entity::insert(checkpoint::ActiveModel {
+                    championship_id: Set(key.0.clone()),
+                    stage: Set(key.1.clone()),
+                    period: Set(key.2 as i32),
+                    part: Set(part),
+                    seq: Set(seq),
+                    format: Set(format.clone()),
+                    body: Set(body.to_vec()),
+                })
+                .exec(&txn)
+                .await?;
+            }
+        }
+        txn.commit().await?;
+        if let Some(state) = slot.lock().await.as_mut() {
+            state.checkpointed = state.checkpointed.max(seq);
+        }
+        self.metrics.gauge(
+            "qiwang_leaderboard_checkpoint_seconds",
+            started.elapsed().as_secs_f64(),
+        );
+        tracing::info!(championship = %key.0, stage = %key.1, period = key.2, seq, bytes = size, seconds = started.elapsed().as_secs_f64(), "live period checkpointed");
+        Ok(!newer)
+    }
+
+    /// Checkpoints every period this process serves whose board moved since its last checkpoint.
+    pub async fn checkpoint_all(&self) {
+        let keys: Vec<PeriodKey> = lock(&self.live).keys().cloned().collect();
+        for key in keys {
+            if let Err(error) = self.checkpoint(&key).await {
+                tracing::warn!(championship = %key.0, stage = %key.1, period = key.2, %error, "checkpointing a live period failed; the next try or a restart recomputes");
+            }
+        }
+    }
+
+    /// Checkpoints the boards that moved every `every` (see [`QualificationApi::checkpoint_all`])
+    /// until the process shuts down; the last checkpoint is the caller's, after the server has
+    /// stopped taking games.
+    pub async fn keep_checkpoints(self, every: Duration) {
+        let mut shutdown = self.shutdown.clone();
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                _ = tick.tick() => self.checkpoint_all().await,
+                () = async {
+                    let _ = shutdown.wait_for(|stop| *stop).await;
+                } => return,
+            }
+        }
     }
 
     /// The championship's online entrants this replica has loaded (see `preload_entrants`): the
