@@ -154,8 +154,10 @@ async fn kill_9_mid_stream_loses_no_acknowledged_game_and_counts_none_twice() {
         let board = qualifier.board(process.channel().await).await;
         let counted: u32 = board.iter().map(|r| r.counted_games).sum();
         assert_eq!(counted, 2 * total, "{backend}: every game counted once");
-        // The board kept live through the restart equals one rebuilt from the database.
+        // The board kept live through the restart equals one recomputed from every stored game
+        // (any checkpoint written meanwhile forgotten).
         drop(process);
+        data.execute("DELETE FROM qualification_checkpoints").await;
         let process = data.start();
         let rebuilt = qualifier.board(process.channel().await).await;
         assert_eq!(board, rebuilt, "{backend}");
@@ -297,5 +299,126 @@ async fn sigterm_during_a_stream_acknowledges_what_it_stored_and_exits_in_time()
             .map(|o| o.game_id.clone())
             .collect();
         assert_eq!(stored_before, acked, "{backend}: acknowledged == stored");
+    }
+}
+
+/// Streams games `range` on one stream and waits for every outcome: all stored.
+async fn store_all(qualifier: &Qualifier, process: &Process, range: std::ops::Range<u32>) {
+    let ledger = Arc::new(Mutex::new(HashMap::new()));
+    let n = range.len();
+    let games = range.map(|n| qualifier.game(n)).collect();
+    qualifier
+        .stream(process.channel().await, games, ledger.clone())
+        .await
+        .expect("stream");
+    let ledger = ledger.lock().expect("ledger");
+    assert_eq!(ledger.len(), n);
+    assert!(
+        ledger.values().all(|o| o.code == "OK"),
+        "{:?}",
+        ledger.values().find(|o| o.code != "OK")
+    );
+}
+
+/// R-ONL-9 after a restart: a graceful stop checkpoints the live board; after a crash the
+/// restarted process restores that checkpoint and applies only the games stored after it (the
+/// tail); the board it serves equals one recomputed from every stored game. The periodic
+/// checkpoint catches up with ingest while the process runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_serves_the_checkpoint_plus_the_games_stored_after_it() {
+    const LIVE_LOG: (&str, &str) = ("RUST_LOG", "error,qiwang_qualification::service::live=info");
+    const NO_PERIODIC: (&str, &str) = ("QIWANG_QUALIFICATION__CHECKPOINT_EVERY_SECS", "3600");
+    let restored = "restored from its checkpoint";
+    for backend in backends() {
+        let data = Data::fresh(&backend).await;
+        let mut process = data.start_with(&[NO_PERIODIC]);
+        let qualifier = Qualifier::new(&data, &process, PLAYERS).await;
+        store_all(&qualifier, &process, 0..8_000).await;
+        // The board is live once read; a graceful stop writes its checkpoint.
+        assert_eq!(
+            qualifier.board(process.channel().await).await.len(),
+            PLAYERS as usize
+        );
+        process.sigterm();
+        assert!(
+            process
+                .wait_exit(Duration::from_secs(40))
+                .is_some_and(|s| s.success())
+        );
+        let max_seq = "SELECT MAX(seq) FROM qualification_games";
+        let checkpoint_seq = "SELECT MAX(seq) FROM qualification_checkpoints";
+        let first = data.query_i64(checkpoint_seq).await;
+        assert_eq!(
+            first,
+            data.query_i64(max_seq).await,
+            "{backend}: checkpointed at the stop"
+        );
+
+        // Restored, not recomputed; then a tail the checkpoint does not cover, and a crash.
+        let process = data.start_with(&[NO_PERIODIC, LIVE_LOG]);
+        let board = qualifier.board(process.channel().await).await;
+        assert_eq!(
+            data.log_lines_with(restored),
+            1,
+            "{backend}: see {}",
+            data.log()
+        );
+        assert_eq!(
+            board.iter().map(|r| r.counted_games).sum::<u32>(),
+            2 * 8_000
+        );
+        store_all(&qualifier, &process, 8_000..14_000).await;
+        process.kill9();
+        assert_eq!(
+            data.query_i64(checkpoint_seq).await,
+            first,
+            "{backend}: no newer checkpoint"
+        );
+        assert!(data.query_i64(max_seq).await > first, "{backend}: a tail");
+
+        // Checkpoint + tail, and the periodic checkpoint catching up with ingest.
+        let process = data.start_with(&[
+            ("QIWANG_QUALIFICATION__CHECKPOINT_EVERY_SECS", "1"),
+            LIVE_LOG,
+        ]);
+        let resumed = qualifier.board(process.channel().await).await;
+        assert_eq!(
+            data.log_lines_with(restored),
+            2,
+            "{backend}: see {}",
+            data.log()
+        );
+        assert_eq!(
+            resumed.iter().map(|r| r.counted_games).sum::<u32>(),
+            2 * 14_000,
+            "{backend}: every game counted once"
+        );
+        store_all(&qualifier, &process, 14_000..16_000).await;
+        let started = Instant::now();
+        while data.query_i64(checkpoint_seq).await != data.query_i64(max_seq).await {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "{backend}: no periodic checkpoint"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let live = qualifier.board(process.channel().await).await;
+        process.kill9();
+        let process = data.start_with(&[LIVE_LOG]);
+        let from_checkpoint = qualifier.board(process.channel().await).await;
+        assert_eq!(
+            data.log_lines_with(restored),
+            3,
+            "{backend}: see {}",
+            data.log()
+        );
+        assert_eq!(from_checkpoint, live, "{backend}");
+        drop(process);
+
+        // Recomputed from every stored game, with the checkpoints forgotten: the same board.
+        data.execute("DELETE FROM qualification_checkpoints").await;
+        let process = data.start();
+        let recomputed = qualifier.board(process.channel().await).await;
+        assert_eq!(live, recomputed, "{backend}");
     }
 }

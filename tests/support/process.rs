@@ -99,6 +99,11 @@ impl Data {
 
     /// Starts `qiwang up` on this data and waits until it prints its gRPC address.
     pub fn start(&self) -> Process {
+        self.start_with(&[])
+    }
+
+    /// [`Data::start`] with these environment variables set too (settings, `RUST_LOG`).
+    pub fn start_with(&self, env: &[(&str, &str)]) -> Process {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -106,6 +111,7 @@ impl Data {
             .expect("log file");
         let mut child = self
             .command()
+            .envs(env.iter().copied())
             .arg("up")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -136,6 +142,37 @@ impl Data {
     /// The processes' log (stderr), for failure messages.
     pub fn log(&self) -> String {
         self.dir.join("qiwang.log").display().to_string()
+    }
+
+    /// How many lines of the processes' log contain `text`.
+    pub fn log_lines_with(&self, text: &str) -> usize {
+        std::fs::read_to_string(self.dir.join("qiwang.log"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains(text))
+            .count()
+    }
+
+    /// The first column of the first row of `sql` on this data's database, read behind the
+    /// suite's back (what an operator's `psql` would see).
+    pub async fn query_i64(&self, sql: &str) -> Option<i64> {
+        use sea_orm::{ConnectionTrait, Database, Statement};
+        let db = Database::connect(&self.url).await.expect("connect");
+        let row = db
+            .query_one_raw(Statement::from_string(db.get_database_backend(), sql))
+            .await
+            .expect("query");
+        let value = row.and_then(|r| r.try_get_by_index::<Option<i64>>(0).expect("an integer"));
+        db.close().await.expect("close");
+        value
+    }
+
+    /// Runs `sql` on this data's database, behind the suite's back.
+    pub async fn execute(&self, sql: &str) {
+        use sea_orm::{ConnectionTrait, Database};
+        let db = Database::connect(&self.url).await.expect("connect");
+        db.execute_unprepared(sql).await.expect("execute");
+        db.close().await.expect("close");
     }
 
     /// A token of `role`, signed with the development secret the first start wrote.

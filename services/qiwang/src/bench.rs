@@ -442,32 +442,36 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         },
         None => println!("the suite serves no metrics"),
     }
-    // A restart on the same data: how long after the new suite accepts connections its first
-    // leaderboard read answers (the board is rebuilt from the stored games meanwhile, and reads
-    // answer UNAVAILABLE with a retry hint until it is ready).
-    suite.shutdown().await?;
-    let suite = crate::start(&settings, &plan).await?;
-    let restarted = Instant::now();
-    let channel = Channel::from_shared(format!("http://{}", suite.grpc_addr.context("grpc")?))?
-        .connect()
-        .await?;
-    let mut qual = QualificationServiceClient::new(channel).max_decoding_message_size(usize::MAX);
-    let mut unavailable = 0u32;
-    loop {
-        let read = qual.get_leaderboard(req(&org, top_100(&period))).await;
-        match read {
-            Ok(_) => break,
-            Err(status) if status.code() == tonic::Code::Unavailable => {
-                unavailable += 1;
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
-            Err(status) => return Err(status.into()),
-        }
-    }
     println!(
-        "restart: first leaderboard read {:.2} s after the suite accepted connections ({unavailable} UNAVAILABLE before it)",
-        restarted.elapsed().as_secs_f64()
+        "peak RSS while ingesting (suite and clients): {}",
+        peak_rss_anew()
     );
+    // A rolling update: a graceful stop (which checkpoints the board) and a start on the same
+    // data; how long after the new suite accepts connections its first leaderboard read answers.
+    let t = Instant::now();
+    suite.shutdown().await?;
+    println!(
+        "graceful stop (with the board's last checkpoint): {:.2} s",
+        t.elapsed().as_secs_f64()
+    );
+    let (suite, _) = restart(&settings, &plan, &org, &period, "from the checkpoint").await?;
+    println!("peak RSS of that restart: {}", peak_rss_anew());
+    // A start without a checkpoint (a first start of this release, or one deleted): the board is
+    // rebuilt from every stored game.
+    suite.shutdown().await?;
+    {
+        use sea_orm::ConnectionTrait;
+        let db = sea_orm::Database::connect(settings.database_url()).await?;
+        db.execute_unprepared("DELETE FROM qualification_checkpoints")
+            .await?;
+        db.close().await?;
+    }
+    let _ = peak_rss_anew();
+    let (suite, _) = restart(&settings, &plan, &org, &period, "rebuilt from the games").await?;
+    println!("peak RSS of that restart: {}", peak_rss_anew());
+    suite.shutdown().await?;
+    // The close below runs on a board restored from the checkpoint the rebuilt one wrote.
+    let (suite, mut qual) = restart(&settings, &plan, &org, &period, "from the checkpoint").await?;
     let t = Instant::now();
     let list = qual
         .close_period(req(&org, period.clone()))
@@ -506,24 +510,61 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         percentile(&pages, 0.5),
         percentile(&pages, 0.99)
     );
-    // The whole bench process: the suite and its simulated clients.
-    if let Some(peak) = std::fs::read_to_string("/proc/self/status")
+    println!(
+        "peak RSS of the close and the list's reading: {}",
+        peak_rss_anew()
+    );
+    suite.shutdown().await?;
+    let _ = std::fs::remove_dir_all(dir);
+    Ok(())
+}
+
+/// The process's peak resident set (suite and clients) since the last call, which starts a new
+/// peak (`/proc/self/clear_refs`; Linux only, "unknown" elsewhere).
+fn peak_rss_anew() -> String {
+    let peak = std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {
             status
                 .lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .map(str::to_owned)
+                .find_map(|l| l.strip_prefix("VmHWM:").map(|v| v.trim().to_owned()))
         })
-    {
-        println!(
-            "peak RSS (suite and clients): {}",
-            peak.trim_start_matches("VmHWM:").trim()
-        );
+        .unwrap_or_else(|| "unknown".to_owned());
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    peak
+}
+
+/// Starts the suite on the bench's data and reads the top-100 page until it answers, printing how
+/// long after the suite accepted connections that was.
+async fn restart(
+    settings: &Settings,
+    plan: &crate::Plan,
+    org: &str,
+    period: &q::PeriodRef,
+    how: &str,
+) -> anyhow::Result<(crate::RunningSuite, QualificationServiceClient<Channel>)> {
+    let suite = crate::start(settings, plan).await?;
+    let restarted = Instant::now();
+    let channel = Channel::from_shared(format!("http://{}", suite.grpc_addr.context("grpc")?))?
+        .connect()
+        .await?;
+    let mut qual = QualificationServiceClient::new(channel).max_decoding_message_size(usize::MAX);
+    let mut unavailable = 0u32;
+    loop {
+        match qual.get_leaderboard(req(org, top_100(period))).await {
+            Ok(_) => break,
+            Err(status) if status.code() == tonic::Code::Unavailable => {
+                unavailable += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            Err(status) => return Err(status.into()),
+        }
     }
-    suite.shutdown().await?;
-    let _ = std::fs::remove_dir_all(dir);
-    Ok(())
+    println!(
+        "restart ({how}): first leaderboard read {:.2} s after the suite accepted connections ({unavailable} UNAVAILABLE before it)",
+        restarted.elapsed().as_secs_f64()
+    );
+    Ok((suite, qual))
 }
 
 /// The suite's `/metrics` text (HTTP/1.0, so the body ends when the connection does).

@@ -7,10 +7,14 @@
 //! so values become visible in order). A read first takes the counter's latest value as this
 //! process knows it ([`InFlight::current`]: exact for the embedded suite, within a bound for
 //! replicas; a period's close reads it exactly); when it moved, the replica applies the items
-//! with `state.seq < seq <= counter` — games one by
-//! one, resets likewise, any cheating verdict or an item the core cannot apply exactly by a
-//! recomputation from the database. In this process, the ingest path applies the games it has just
-//! committed itself, so reads after its own writes find nothing to fetch.
+//! with `state.seq < seq <= counter` — verdicts, resets and games one by one, or, for an item the
+//! core cannot apply exactly in place, by a recomputation from the database. In this process, the
+//! ingest path applies the games it has just committed itself, so reads after its own writes find
+//! nothing to fetch.
+//!
+//! A period first read after a start is its latest checkpoint (`qualification_checkpoints`,
+//! written every `qualification.checkpoint_every_secs` and at a graceful shutdown) caught up the
+//! same way; without one, an empty period caught up from the first stored item.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
@@ -18,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use qiwang_core::live::{Applied, LivePeriod, ResetApplied};
 use qiwang_core::scoring::{CountedResult, Side};
-use sea_orm::{DbBackend, PaginatorTrait, Statement};
+use sea_orm::{DbBackend, Statement};
 
 use super::*;
 use crate::entity::{cancellation, checkpoint, game, reset};
@@ -492,14 +496,15 @@ impl QualificationApi {
         mut state: LiveState,
         now: i64,
     ) -> Result<Option<LiveState>> {
+        // A verdict removes the cheater's row and changes nothing else, in any order (R-ONL-8).
         let verdicts = cancellation::Entity::find()
             .filter(cancellation::Column::ChampionshipId.eq(&key.0))
             .filter(cancellation::Column::Seq.gt(state.seq))
             .filter(cancellation::Column::Seq.lte(now))
-            .count(&self.db)
+            .all(&self.db)
             .await?;
-        if verdicts > 0 {
-            return Ok(None);
+        for verdict in verdicts {
+            state.period.cancel_results(&verdict.player_id);
         }
         let resets = reset::Entity::find()
             .filter(reset::Column::ChampionshipId.eq(&key.0))
@@ -507,6 +512,7 @@ impl QualificationApi {
             .filter(reset::Column::Period.eq(key.2 as i32))
             .filter(reset::Column::Seq.gt(state.seq))
             .filter(reset::Column::Seq.lte(now))
+            .order_by_asc(reset::Column::At)
             .all(&self.db)
             .await?;
         for r in resets {
@@ -589,7 +595,9 @@ impl QualificationApi {
         Ok(Some(decoded))
     }
 
-    /// Recomputes the period from the database (`compute_period`, then the live index).
+    /// Recomputes the period from the database: every stored item applied to an empty period,
+    /// page by page, holding nothing but the period; when an item cannot be applied in place
+    /// (rare: see `qiwang_core::live`), from all of them at once ([`QualificationApi::recompute`]).
     async fn rebuild(
         &self,
         key: &PeriodKey,
@@ -600,6 +608,35 @@ impl QualificationApi {
         // by the next catch-up, exactly once.
         let seq = current_seq(&self.db).await?;
         let started = std::time::Instant::now();
+        let mut period = LivePeriod::new(rules, days, DEFAULT_TIE_BREAKS.to_vec());
+        period.reserve_players(self.entrants_known(&key.0));
+        let empty = LiveState {
+            period,
+            seq: i64::MIN,
+            applying: None,
+            checkpointed: 0,
+        };
+        let state = match self.catch_up(key, empty, seq).await? {
+            Some(state) => state,
+            None => self.recompute(key, rules, days, seq).await?,
+        };
+        self.metrics.gauge(
+            "qiwang_leaderboard_rebuild_seconds",
+            started.elapsed().as_secs_f64(),
+        );
+        tracing::info!(championship = %key.0, stage = %key.1, period = key.2, games = state.period.games_applied(), seconds = started.elapsed().as_secs_f64(), "live period rebuilt");
+        Ok(state)
+    }
+
+    /// The period computed from every item stored up to `seq` at once (`compute_period`, then the
+    /// live index).
+    async fn recompute(
+        &self,
+        key: &PeriodKey,
+        rules: OnlineRules,
+        days: PeriodDays,
+        seq: i64,
+    ) -> Result<LiveState> {
         let mut games = Vec::new();
         let mut pages = GamePages::new(i64::MIN, seq);
         while let Some(page) = self.next_games(key, &mut pages).await? {
@@ -628,7 +665,6 @@ impl QualificationApi {
             .map(|c| c.player_id)
             .collect();
         let entrants = self.entrants_known(&key.0);
-        let game_count = games.len();
         let period = tokio::task::spawn_blocking(move || {
             let mut period = LivePeriod::compute(
                 rules,
@@ -642,11 +678,6 @@ impl QualificationApi {
             period
         })
         .await?;
-        self.metrics.gauge(
-            "qiwang_leaderboard_rebuild_seconds",
-            started.elapsed().as_secs_f64(),
-        );
-        tracing::info!(championship = %key.0, stage = %key.1, period = key.2, games = game_count, seconds = started.elapsed().as_secs_f64(), "live period rebuilt");
         Ok(LiveState {
             period,
             seq,
