@@ -340,10 +340,11 @@ async fn a_restart_serves_the_checkpoint_plus_the_games_stored_after_it() {
             PLAYERS as usize
         );
         process.sigterm();
+        let exit = process.wait_exit(Duration::from_secs(40));
         assert!(
-            process
-                .wait_exit(Duration::from_secs(40))
-                .is_some_and(|s| s.success())
+            exit.is_some_and(|s| s.success()),
+            "{backend}: {exit:?}: {}",
+            data.log_text()
         );
         let max_seq = "SELECT MAX(seq) FROM qualification_games";
         let checkpoint_seq = "SELECT MAX(seq) FROM qualification_checkpoints";
@@ -358,10 +359,10 @@ async fn a_restart_serves_the_checkpoint_plus_the_games_stored_after_it() {
         let process = data.start_with(&[NO_PERIODIC, LIVE_LOG]);
         let board = qualifier.board(process.channel().await).await;
         assert_eq!(
-            data.log_lines_with(restored),
+            data.log_lines_with(restored, 1),
             1,
-            "{backend}: see {}",
-            data.log()
+            "{backend}: {}",
+            data.log_text()
         );
         assert_eq!(
             board.iter().map(|r| r.counted_games).sum::<u32>(),
@@ -383,10 +384,10 @@ async fn a_restart_serves_the_checkpoint_plus_the_games_stored_after_it() {
         ]);
         let resumed = qualifier.board(process.channel().await).await;
         assert_eq!(
-            data.log_lines_with(restored),
+            data.log_lines_with(restored, 2),
             2,
-            "{backend}: see {}",
-            data.log()
+            "{backend}: {}",
+            data.log_text()
         );
         assert_eq!(
             resumed.iter().map(|r| r.counted_games).sum::<u32>(),
@@ -407,10 +408,10 @@ async fn a_restart_serves_the_checkpoint_plus_the_games_stored_after_it() {
         let process = data.start_with(&[LIVE_LOG]);
         let from_checkpoint = qualifier.board(process.channel().await).await;
         assert_eq!(
-            data.log_lines_with(restored),
+            data.log_lines_with(restored, 3),
             3,
-            "{backend}: see {}",
-            data.log()
+            "{backend}: {}",
+            data.log_text()
         );
         assert_eq!(from_checkpoint, live, "{backend}");
         drop(process);

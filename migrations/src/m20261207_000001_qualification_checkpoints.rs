@@ -6,8 +6,10 @@
 //! A checkpoint is `qiwang_core::live::LivePeriod::checkpoint` (postcard), cut into parts of a few
 //! MiB (a national period's board is ~100-200 MB), one row per part; every part of one checkpoint
 //! carries the same `seq` and `format`, and a checkpoint is replaced whole in one transaction. It
-//! is derived data: deleting the rows only makes the next start recompute. On PostgreSQL the parts
-//! are stored out of line without TOAST compression (compact already; pglz would cost seconds).
+//! is derived data: deleting the rows only makes the next start recompute. `taken_at` lets
+//! replicas that serve the same period skip a checkpoint another one has just written. On
+//! PostgreSQL the parts are stored out of line without TOAST compression (compact already; pglz
+//! would cost seconds).
 
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
@@ -24,6 +26,7 @@ enum QualificationCheckpoints {
     Period,
     Part,
     Seq,
+    TakenAt,
     Format,
     Body,
 }
@@ -41,6 +44,7 @@ impl MigrationTrait for Migration {
                     .col(integer(C::Period))
                     .col(integer(C::Part))
                     .col(big_integer(C::Seq))
+                    .col(timestamp_with_time_zone(C::TakenAt))
                     .col(string(C::Format))
                     .col(blob(C::Body))
                     .primary_key(

@@ -119,15 +119,22 @@ impl Data {
             .spawn()
             .expect("qiwang up");
         let stdout = child.stdout.take().expect("stdout");
+        let mut log = std::fs::OpenOptions::new()
+            .append(true)
+            .open(self.dir.join("qiwang.log"))
+            .expect("log file");
         let (tx, rx) = std::sync::mpsc::channel();
-        // Reads the banner, then drains stdout so the child never blocks on a full pipe.
+        // Reads the banner, then drains stdout (the log, too) into the log file, so the child
+        // never blocks on a full pipe.
         std::thread::spawn(move || {
+            use std::io::Write;
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
                 if let Some(rest) = line.trim_start().strip_prefix("gRPC")
                     && let Some(addr) = rest.split_whitespace().next()
                 {
                     let _ = tx.send(addr.to_owned());
                 }
+                let _ = writeln!(log, "{line}");
             }
         });
         let addr = rx
@@ -144,13 +151,22 @@ impl Data {
         self.dir.join("qiwang.log").display().to_string()
     }
 
-    /// How many lines of the processes' log contain `text`.
-    pub fn log_lines_with(&self, text: &str) -> usize {
-        std::fs::read_to_string(self.dir.join("qiwang.log"))
-            .unwrap_or_default()
-            .lines()
-            .filter(|l| l.contains(text))
-            .count()
+    /// How many lines of the processes' log contain `text`, once there are `n` of them or 10 s
+    /// have passed (a line reaches the file a moment after the process writes it).
+    pub fn log_lines_with(&self, text: &str, n: usize) -> usize {
+        let started = Instant::now();
+        loop {
+            let found = self.log_text().lines().filter(|l| l.contains(text)).count();
+            if found >= n || started.elapsed() > Duration::from_secs(10) {
+                return found;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The processes' log so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(self.dir.join("qiwang.log")).unwrap_or_default()
     }
 
     /// The first column of the first row of `sql` on this data's database, read behind the

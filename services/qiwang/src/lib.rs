@@ -105,6 +105,8 @@ const CONNECTION_WINDOW: u32 = 4 * 1024 * 1024;
 /// Kubernetes' 45 s grace period, with room to spare (a partner's stream stops reading at once,
 /// stores what it read, and ends with `UNAVAILABLE`).
 const SHUTDOWN_LIMIT: Duration = Duration::from_secs(30);
+/// How long the live boards' last checkpoints may take at a shutdown, within [`SHUTDOWN_LIMIT`].
+const FINAL_CHECKPOINT_LIMIT: Duration = Duration::from_secs(20);
 
 /// A running suite. Drop does not stop it: call [`RunningSuite::shutdown`].
 pub struct RunningSuite {
@@ -350,9 +352,18 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
                     })
                     .await?;
                 // Every request has ended: the boards' last checkpoint, so the next start reads
-                // them at once instead of recomputing.
+                // them at once instead of rebuilding them (given up within the shutdown's limit:
+                // a start without it rebuilds).
                 if let Some(qualification) = qualification {
-                    qualification.checkpoint_all().await;
+                    let last = qualification.checkpoint_all(Duration::ZERO);
+                    if tokio::time::timeout(FINAL_CHECKPOINT_LIMIT, last)
+                        .await
+                        .is_err()
+                    {
+                        tracing::warn!(
+                            "the last checkpoints took too long; a start rebuilds the boards"
+                        );
+                    }
                 }
                 db.close().await?;
                 Ok(())

@@ -194,6 +194,7 @@ pub mod checkpoint {
         pub part: i32,
         /// Every item with a change sequence value up to this one is in the checkpoint.
         pub seq: i64,
+        pub taken_at: DateTimeUtc,
         /// The build and encoding that wrote it; another is ignored.
         pub format: String,
         pub body: Vec<u8>,

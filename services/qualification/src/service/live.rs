@@ -341,6 +341,25 @@ async fn current_seq(db: &DatabaseConnection) -> Result<i64> {
     Ok(row.try_get_by_index::<i64>(0)?)
 }
 
+/// The sequence value and time of the period's stored checkpoint of this build, if any.
+async fn stored_checkpoint<C: ConnectionTrait>(
+    db: &C,
+    key: &PeriodKey,
+) -> Result<Option<(i64, chrono::DateTime<chrono::Utc>)>> {
+    Ok(checkpoint::Entity::find()
+        .select_only()
+        .column(checkpoint::Column::Seq)
+        .column(checkpoint::Column::TakenAt)
+        .filter(checkpoint::Column::ChampionshipId.eq(&key.0))
+        .filter(checkpoint::Column::Stage.eq(&key.1))
+        .filter(checkpoint::Column::Period.eq(key.2 as i32))
+        .filter(checkpoint::Column::Part.eq(0))
+        .filter(checkpoint::Column::Format.eq(checkpoint_format()))
+        .into_tuple::<(i64, chrono::DateTime<chrono::Utc>)>()
+        .one(db)
+        .await?)
+}
+
 /// A stored game in the core's terms.
 pub(super) fn period_game(row: &game::Model) -> Result<PeriodGame> {
     let report = pb::GameReport::decode(row.report.as_slice()).map_err(|e| {
@@ -741,38 +760,14 @@ impl QualificationApi {
     }
 
     /// Writes the period's checkpoint when its board moved since the last one this process knows
-    /// of; returns whether it wrote one. The board is encoded while readers wait for it (a national
-    /// period takes a fraction of a second, see `docs/performance.md`), then stored without it, in
-    /// one transaction that replaces the previous checkpoint unless another replica's is newer.
-    pub(crate) async fn checkpoint(&self, key: &PeriodKey) -> Result<bool> {
+    /// of and no checkpoint at least as new, or one taken less than `recent` ago (another
+    /// replica's), is stored; returns whether it wrote one. The board is encoded while readers
+    /// wait for it (a national period takes a fraction of a second, see `docs/performance.md`),
+    /// then stored without it, in one transaction that replaces the previous checkpoint.
+    pub(crate) async fn checkpoint(&self, key: &PeriodKey, recent: Duration) -> Result<bool> {
         let Some(slot) = lock(&self.live).get(key).cloned() else {
             return Ok(false);
         };
-        let guard = slot.clone().lock_owned().await;
-        let (seq, bytes) = match guard.as_ref() {
-            Some(state) if state.applying.is_none() && state.seq > state.checkpointed => {
-                let seq = state.seq;
-                let (_guard, bytes) = tokio::task::spawn_blocking(move || {
-                    let bytes = guard.as_ref().map(|s| s.period.checkpoint());
-                    (guard, bytes)
-                })
-                .await?;
-                match bytes {
-                    Some(bytes) => (seq, bytes),
-                    None => return Ok(false),
-                }
-            }
-            _ => return Ok(false),
-        };
-        let started = std::time::Instant::now();
-        let size = bytes.len();
-        // On the embedded database, this process's ingest waits in its queue rather than in
-        // SQLite's busy loop.
-        let _queued = match self.db.get_database_backend() {
-            DbBackend::Sqlite => Some(self.ingest_write.clone().lock_owned().await),
-            _ => None,
-        };
-        let txn = self.db.begin().await?;
         let of_period = || {
             sea_orm::Condition::all()
                 .add(checkpoint::Column::ChampionshipId.eq(&key.0))
@@ -780,17 +775,49 @@ impl QualificationApi {
                 .add(checkpoint::Column::Period.eq(key.2 as i32))
         };
         let format = checkpoint_format();
-        let newer = checkpoint::Entity::find()
-            .filter(of_period())
-            .filter(checkpoint::Column::Part.eq(0))
-            .one(&txn)
-            .await?
-            .is_some_and(|c| c.seq >= seq && c.format == format);
-        if !newer {
+        let covered = |found: Option<(i64, chrono::DateTime<chrono::Utc>)>, seq: i64| {
+            found.is_some_and(|(stored, at)| {
+                stored >= seq
+                    || chrono::Utc::now()
+                        .signed_duration_since(at)
+                        .to_std()
+                        .is_ok_and(|age| age < recent)
+            })
+        };
+        let seq = match slot.lock().await.as_ref() {
+            Some(state) if state.applying.is_none() && state.seq > state.checkpointed => state.seq,
+            _ => return Ok(false),
+        };
+        if covered(stored_checkpoint(&self.db, key).await?, seq) {
+            return Ok(false);
+        }
+        let guard = slot.clone().lock_owned().await;
+        // Encoded off the runtime's workers; the period is released as soon as it is encoded.
+        let encoded = tokio::task::spawn_blocking(move || {
+            guard
+                .as_ref()
+                .filter(|s| s.applying.is_none())
+                .map(|s| (s.seq, s.period.checkpoint()))
+        })
+        .await?;
+        let Some((seq, bytes)) = encoded else {
+            return Ok(false);
+        };
+        let started = std::time::Instant::now();
+        // On the embedded database, this process's ingest waits in its queue rather than in
+        // SQLite's busy loop.
+        let _queued = match self.db.get_database_backend() {
+            DbBackend::Sqlite => Some(self.ingest_write.clone().lock_owned().await),
+            _ => None,
+        };
+        let txn = self.db.begin().await?;
+        let written = !covered(stored_checkpoint(&txn, key).await?, seq);
+        if written {
             checkpoint::Entity::delete_many()
                 .filter(of_period())
                 .exec(&txn)
                 .await?;
+            let taken_at = chrono::Utc::now();
             for (part, body) in (0..).zip(bytes.chunks(CHECKPOINT_PART)) {
                 checkpoint::Entity::insert(checkpoint::ActiveModel {
                     championship_id: Set(key.0.clone()),
@@ -798,6 +825,7 @@ impl QualificationApi {
                     period: Set(key.2 as i32),
                     part: Set(part),
                     seq: Set(seq),
+                    taken_at: Set(taken_at),
                     format: Set(format.clone()),
                     body: Set(body.to_vec()),
                 })
@@ -806,6 +834,9 @@ impl QualificationApi {
             }
         }
         txn.commit().await?;
+        if !written {
+            return Ok(false);
+        }
         if let Some(state) = slot.lock().await.as_mut() {
             state.checkpointed = state.checkpointed.max(seq);
         }
@@ -813,21 +844,23 @@ impl QualificationApi {
             "qiwang_leaderboard_checkpoint_seconds",
             started.elapsed().as_secs_f64(),
         );
-        tracing::info!(championship = %key.0, stage = %key.1, period = key.2, seq, bytes = size, seconds = started.elapsed().as_secs_f64(), "live period checkpointed");
-        Ok(!newer)
+        tracing::info!(championship = %key.0, stage = %key.1, period = key.2, seq, bytes = bytes.len(), seconds = started.elapsed().as_secs_f64(), "live period checkpointed");
+        Ok(true)
     }
 
-    /// Checkpoints every period this process serves whose board moved since its last checkpoint.
-    pub async fn checkpoint_all(&self) {
+    /// Checkpoints every period this process serves whose board moved since its last checkpoint,
+    /// unless a checkpoint was stored less than `recent` ago (by another replica).
+    pub async fn checkpoint_all(&self, recent: Duration) {
         let keys: Vec<PeriodKey> = lock(&self.live).keys().cloned().collect();
         for key in keys {
-            if let Err(error) = self.checkpoint(&key).await {
+            if let Err(error) = self.checkpoint(&key, recent).await {
                 tracing::warn!(championship = %key.0, stage = %key.1, period = key.2, %error, "checkpointing a live period failed; the next try or a restart recomputes");
             }
         }
     }
 
-    /// Checkpoints the boards that moved every `every` (see [`QualificationApi::checkpoint_all`])
+    /// Checkpoints the boards that moved every `every` (see [`QualificationApi::checkpoint_all`];
+    /// replicas serving the same period write about one checkpoint per `every` between them)
     /// until the process shuts down; the last checkpoint is the caller's, after the server has
     /// stopped taking games.
     pub async fn keep_checkpoints(self, every: Duration) {
@@ -837,7 +870,7 @@ impl QualificationApi {
         tick.tick().await;
         loop {
             tokio::select! {
-                _ = tick.tick() => self.checkpoint_all().await,
+                _ = tick.tick() => self.checkpoint_all(every / 2).await,
                 () = async {
                     let _ = shutdown.wait_for(|stop| *stop).await;
                 } => return,
