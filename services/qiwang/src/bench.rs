@@ -35,6 +35,11 @@ pub struct IngestBench {
     /// fast as the suite acknowledges them (which measures throughput, on a saturated machine).
     #[arg(long, default_value_t = 0)]
     pub rate: u32,
+    /// Periods of the 海选 open and ingesting at once: each stream request carries one period's
+    /// games, the requests taking the periods in turn. Reads, the restart and the close are
+    /// measured on period 1.
+    #[arg(long, default_value_t = 1)]
+    pub periods: u32,
     /// Database to run on (default: a fresh SQLite file in a temporary directory).
     #[arg(long)]
     pub database_url: Option<String>,
@@ -108,8 +113,11 @@ impl Rng {
 /// Game number `n` of the benchmark's synthetic qualifier among `players` players (accounts
 /// `acc-0`…): the same game for the same `n`, whoever sends it. Tests use it too.
 pub fn synthetic_game(champ: &str, n: u32, players: u32) -> q::GameReport {
-    game(champ, n, players, &mut Rng(0x5EED ^ u64::from(n)))
+    game(champ, n, players, 1, &mut Rng(0x5EED ^ u64::from(n)))
 }
+
+/// Days between the starts of two consecutive periods of xiangqi-2022's 海选.
+const PERIOD_DAYS: i64 = 12;
 
 /// Import rows for players `range` of the synthetic qualifier: valid passports, account
 /// `acc-<i>` on `platform`, entered in the championship's men's online event.
@@ -144,7 +152,7 @@ pub fn synthetic_players(
 }
 
 /// A realistic game: mostly decisive, some draws, ~3% escapes, ~2% disconnections that pass no limit.
-fn game(champ: &str, n: u32, players: u32, rng: &mut Rng) -> q::GameReport {
+fn game(champ: &str, n: u32, players: u32, period: u32, rng: &mut Rng) -> q::GameReport {
     let a = rng.below(u64::from(players)) as u32;
     let mut b = rng.below(u64::from(players)) as u32;
     if b == a {
@@ -154,6 +162,7 @@ fn game(champ: &str, n: u32, players: u32, rng: &mut Rng) -> q::GameReport {
         .with_ymd_and_hms(2022, 5, 30, 4, 0, 0)
         .single()
         .unwrap_or_else(Utc::now)
+        + Duration::days(PERIOD_DAYS * i64::from(period.saturating_sub(1)))
         + Duration::seconds(i64::from(n) * 17 % (11 * 86_400));
     let length = Duration::seconds(300 + rng.below(1500) as i64);
     let ts = |t: chrono::DateTime<Utc>| {
@@ -188,7 +197,7 @@ fn game(champ: &str, n: u32, players: u32, rng: &mut Rng) -> q::GameReport {
         started_at: ts(start),
         ended_at: ts(start + length),
         stage: "haixuan".into(),
-        period: 1,
+        period,
         ..Default::default()
     };
     if rng.below(50) == 0 {
@@ -251,7 +260,12 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
             .next()
             .unwrap_or_default()
     );
-    println!("setup: {} players, {} games", bench.players, bench.games);
+    println!(
+        "setup: {} players, {} games, {} period(s) ingesting at once",
+        bench.players,
+        bench.games,
+        bench.periods.max(1)
+    );
     let champ = reg
         .create_championship(req(
             &org,
@@ -267,7 +281,7 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
     // Players come in as an organizer's bulk import (ImportPlayers), 20,000 rows per stream.
     // The own row read while ingesting is that of the first player of the first game sent, so
     // that it is there from the first commit on (a player with no game yet has no row to read).
-    let first = game(&champ, 0, bench.players, &mut Rng(0x5EED)).first_account;
+    let first = game(&champ, 0, bench.players, 1, &mut Rng(0x5EED)).first_account;
     let measured: u32 = first.trim_start_matches("acc-").parse()?;
     let mut measured_player = String::new();
     let mut start = 0;
@@ -299,7 +313,13 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         stage: "haixuan".into(),
         period: 1,
     };
-    qual.open_period(req(&org, period.clone())).await?;
+    for p in 1..=bench.periods.max(1) {
+        let other = q::PeriodRef {
+            period: p,
+            ..period.clone()
+        };
+        qual.open_period(req(&org, other)).await?;
+    }
 
     // Readers: the top-100 page and one player's own row, measured while ingesting.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -360,6 +380,7 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         let mut qual = QualificationServiceClient::new(partner_channel.clone());
         let (partner, champ, next) = (partner.clone(), champ.clone(), next.clone());
         let (games, size, players) = (bench.games, bench.stream_size.max(1), bench.players);
+        let periods = bench.periods.max(1);
         let (rate, started) = (bench.rate, t);
         partners.push(qiwang_infra::lane::spawn_bulk(async move {
             let (mut stored, mut refused) = (0u64, 0u64);
@@ -370,8 +391,9 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
                 }
                 // The same game numbers give the same games, whichever stream sends them.
                 let mut rng = Rng(0x5EED ^ u64::from(n));
+                let period = 1 + (n / size) % periods;
                 let reports: Vec<(u32, q::GameReport)> = (n..(n + size).min(games))
-                    .map(|i| (i, game(&champ, i, players, &mut rng)))
+                    .map(|i| (i, game(&champ, i, players, period, &mut rng)))
                     .collect();
                 // At an offered rate, game `i` leaves no earlier than `i / rate` seconds after
                 // the start, whichever stream carries it.
@@ -462,6 +484,15 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
     {
         use sea_orm::ConnectionTrait;
         let db = sea_orm::Database::connect(settings.database_url()).await?;
+        let size = db
+            .query_one_raw(sea_orm::Statement::from_string(
+                db.get_database_backend(),
+                "SELECT CAST(SUM(LENGTH(body)) AS BIGINT) FROM qualification_checkpoints",
+            ))
+            .await?
+            .and_then(|row| row.try_get_by_index::<Option<i64>>(0).ok().flatten())
+            .unwrap_or(0);
+        println!("the checkpoints stored: {:.1} MB", size as f64 / 1e6);
         db.execute_unprepared("DELETE FROM qualification_checkpoints")
             .await?;
         db.close().await?;
@@ -472,6 +503,7 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
     suite.shutdown().await?;
     // The close below runs on a board restored from the checkpoint the rebuilt one wrote.
     let (suite, mut qual) = restart(&settings, &plan, &org, &period, "from the checkpoint").await?;
+    println!("peak RSS of that stop and restart: {}", peak_rss_anew());
     let t = Instant::now();
     let list = qual
         .close_period(req(&org, period.clone()))
