@@ -726,6 +726,94 @@ async fn partner_reports_are_idempotent_and_bad_ones_are_refused_field_by_field(
     }
 }
 
+/// Hostile reports straight over gRPC (no gateway in front): each refused with INVALID_ARGUMENT
+/// naming its field, with a bounded message, and nothing stored (issue 44: identifiers and times).
+#[tokio::test]
+async fn hostile_reports_are_refused_field_by_field_and_store_nothing() {
+    for backend in backends() {
+        let s = Setup::new(backend.clone(), "xiangqi-2022").await;
+        s.players(&names("p", 2)).await;
+        s.open("haixuan", 1).await;
+        let t0 = utc(2022, 6, 2, 4, 0);
+        let plain = || s.win("h", "p01", "p02", t0);
+        let with_id = |id: &str| q::GameReport {
+            game_id: id.into(),
+            ..plain()
+        };
+        let interval = |from: DateTime<Utc>, to: DateTime<Utc>| q::Interval {
+            from: ts(from),
+            to: ts(to),
+        };
+        let cases: Vec<(&str, q::GameReport)> = vec![
+            ("game_id", with_id("g\0x")),
+            ("game_id", with_id("\u{202E}evil")),
+            ("game_id", with_id("<script>alert(1)</script>")),
+            ("game_id", with_id("=HYPERLINK(\"http://x\")")),
+            ("game_id", with_id("-1+cmd|' /C calc'!A0")),
+            ("game_id", with_id("'); DROP TABLE qualification_games;--")),
+            ("game_id", with_id(&"g".repeat(129))),
+            (
+                "first_account",
+                q::GameReport {
+                    first_account: "a".repeat(1 << 20),
+                    ..plain()
+                },
+            ),
+            (
+                "second_account",
+                q::GameReport {
+                    second_account: "acc-\u{202E}p02".into(),
+                    ..plain()
+                },
+            ),
+            (
+                "ended_at",
+                q::GameReport {
+                    ended_at: ts(t0 + Duration::days(3650)),
+                    ..plain()
+                },
+            ),
+            (
+                "first_disconnections",
+                q::GameReport {
+                    first_disconnections: vec![interval(
+                        t0 + Duration::minutes(1),
+                        utc(9999, 1, 1, 0, 0),
+                    )],
+                    ..plain()
+                },
+            ),
+            (
+                "second_disconnections",
+                q::GameReport {
+                    second_disconnections: (0..100_000)
+                        .map(|_| interval(t0 + Duration::minutes(1), t0 + Duration::minutes(2)))
+                        .collect(),
+                    ..plain()
+                },
+            ),
+        ];
+        let summary = s
+            .report_all(cases.iter().map(|(_, r)| r.clone()).collect())
+            .await;
+        assert_eq!(
+            (summary.stored, summary.refused),
+            (0, cases.len() as u32),
+            "{backend}: {summary:?}"
+        );
+        for ((field, _), outcome) in cases.iter().zip(&summary.outcomes) {
+            assert_eq!(
+                (outcome.code.as_str(), outcome.field.as_str()),
+                ("INVALID_ARGUMENT", *field),
+                "{backend}: {outcome:?}"
+            );
+            assert!(outcome.message.len() < 300, "{backend}: {outcome:?}");
+        }
+        assert_eq!(s.board("haixuan", 1).await.total, 0, "{backend}");
+        s.app.stop().await;
+    }
+}
+
 #[tokio::test]
 async fn r_onl_3_go_2015_the_sixth_escape_eliminates_and_r_onl_7_resets_start_a_new_line() {
     for backend in backends() {

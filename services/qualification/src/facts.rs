@@ -7,6 +7,58 @@ use qiwang_proto::qualification::v1 as pb;
 
 use crate::error::{Result, invalid};
 
+/// The longest game a report may describe, from its start to its end and to any disconnection's
+/// end. No online time control of any preset comes near it; a report beyond it is a partner's
+/// error (a wrong year, an unset field), and its length would distort the average game time
+/// (R-ONL-9's tie-break).
+pub const MAX_GAME_LENGTH: TimeDelta = TimeDelta::hours(24);
+/// Disconnections a report may list for one side (every one counts towards R-ONL-4's limits; a
+/// real game has a handful).
+pub const MAX_DISCONNECTIONS: usize = 64;
+/// The longest partner identifier (game id, account id) accepted.
+pub const MAX_ID_LEN: usize = 128;
+
+/// A partner's game id: 1-128 ASCII letters, digits, `-`, `_`, `.`, `:` and `/`, starting with a
+/// letter or digit. Nothing else reaches the organizers' console or the exports through it: no
+/// control or direction characters, no markup, no cell formula (`=`, `+`, `-`, `@` first).
+pub fn check_game_id(id: &str) -> Result<()> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '/');
+    let ok = (1..=MAX_ID_LEN).contains(&id.len())
+        && id.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && id.chars().all(allowed);
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(
+            "game_id",
+            "must be 1-128 of A-Z, a-z, 0-9, '-', '_', '.', ':', '/', starting with a letter or digit",
+        ))
+    }
+}
+
+/// A partner's account id, as registration links it: 1-128 characters, none of them a space, a
+/// control or a format (direction) character.
+pub fn check_account(field: &'static str, id: &str) -> Result<()> {
+    let ok = (1..=MAX_ID_LEN).contains(&id.len())
+        && !id
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() || is_format(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(
+            field,
+            "must be 1-128 characters without spaces, control or direction characters",
+        ))
+    }
+}
+
+/// Unicode's invisible format characters that reorder or hide text (bidi controls, zero-width
+/// characters, the BOM).
+fn is_format(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+}
+
 pub fn instant(field: &'static str, t: Option<&prost_types::Timestamp>) -> Result<DateTime<Utc>> {
     let t = t.ok_or_else(|| invalid(field, "is required"))?;
     u32::try_from(t.nanos)
@@ -23,12 +75,32 @@ fn side(field: &'static str, value: i32) -> Result<Side> {
     }
 }
 
-fn intervals(field: &'static str, list: &[pb::Interval]) -> Result<Vec<Interruption>> {
+/// A side's disconnections: at most [`MAX_DISCONNECTIONS`], each ending within
+/// [`MAX_GAME_LENGTH`] of the game's start. (Where each one starts and whether it ends before it
+/// starts the core judges: `FactsError`. One ending after the game is cut at the game's end.)
+fn intervals(
+    field: &'static str,
+    list: &[pb::Interval],
+    started_at: DateTime<Utc>,
+) -> Result<Vec<Interruption>> {
+    if list.len() > MAX_DISCONNECTIONS {
+        return Err(invalid(
+            field,
+            format!("at most {MAX_DISCONNECTIONS} disconnections per side"),
+        ));
+    }
     list.iter()
         .map(|i| {
+            let to = instant(field, i.to.as_ref())?;
+            if to.signed_duration_since(started_at) > MAX_GAME_LENGTH {
+                return Err(invalid(
+                    field,
+                    "a disconnection ends more than 24 hours after the game started",
+                ));
+            }
             Ok(Interruption {
                 from: instant(field, i.from.as_ref())?,
-                to: instant(field, i.to.as_ref())?,
+                to,
             })
         })
         .collect()
@@ -66,14 +138,64 @@ pub fn game_facts(r: &pb::GameReport) -> Result<GameFacts> {
         Ok(pb::EndReason::FirstMoveTimeout) => EndReason::FirstMoveTimeout,
         _ => return Err(invalid("end_reason", "is required")),
     };
+    let started_at = instant("started_at", r.started_at.as_ref())?;
+    let ended_at = instant("ended_at", r.ended_at.as_ref())?;
+    if ended_at.signed_duration_since(started_at) > MAX_GAME_LENGTH {
+        return Err(invalid("ended_at", "the game lasts more than 24 hours"));
+    }
     Ok(GameFacts {
-        started_at: instant("started_at", r.started_at.as_ref())?,
-        ended_at: instant("ended_at", r.ended_at.as_ref())?,
+        started_at,
+        ended_at,
         reported,
         end_reason,
-        first_interruptions: intervals("first_disconnections", &r.first_disconnections)?,
-        second_interruptions: intervals("second_disconnections", &r.second_disconnections)?,
+        first_interruptions: intervals(
+            "first_disconnections",
+            &r.first_disconnections,
+            started_at,
+        )?,
+        second_interruptions: intervals(
+            "second_disconnections",
+            &r.second_disconnections,
+            started_at,
+        )?,
         first_side_first_move: millis("first_move_ms", r.first_move_ms)?,
         second_side_first_move: millis("second_move_ms", r.second_move_ms)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn game_ids_are_plain_identifiers() {
+        for ok in ["bench-1", "g1", "yizhan:2026/12/07.001", "A_b-C"] {
+            assert!(check_game_id(ok).is_ok(), "{ok}");
+        }
+        let long = "g".repeat(MAX_ID_LEN + 1);
+        for bad in [
+            "",
+            "g\0x",
+            "\u{202E}evil",
+            "<script>alert(1)</script>",
+            "=HYPERLINK(\"x\")",
+            "-1+cmd|' /C calc'!A0",
+            "+1-cmd",
+            "@SUM(A1)",
+            "a b",
+            "棋局1",
+            long.as_str(),
+        ] {
+            assert!(check_game_id(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn account_ids_refuse_spaces_controls_and_direction_characters() {
+        assert!(check_account("first_account", "acc-p01").is_ok());
+        assert!(check_account("first_account", "棋手01").is_ok());
+        for bad in ["", "a b", "a\0", "\u{202E}x", "x\u{200B}", &"a".repeat(129)] {
+            assert!(check_account("first_account", bad).is_err(), "{bad:?}");
+        }
+    }
 }

@@ -40,7 +40,7 @@ use tonic::{Request, Response, Status, Streaming};
 
 use crate::entity::{audit, cancellation, conflict, frozen_list, game, period, reset};
 use crate::error::{QualificationError, Result, invalid, precondition};
-use crate::facts::{game_facts, instant};
+use crate::facts::{check_account, check_game_id, game_facts, instant};
 
 mod finalists;
 mod frozen;
@@ -275,15 +275,9 @@ impl QualificationApi {
         open: &HashMap<(String, u32), bool>,
         report: &pb::GameReport,
     ) -> Result<(PeriodKey, GameFacts)> {
-        if report.game_id.is_empty() || report.game_id.len() > 128 {
-            return Err(invalid("game_id", "must be 1-128 characters"));
-        }
-        if report.first_account.is_empty() {
-            return Err(invalid("first_account", "is required"));
-        }
-        if report.second_account.is_empty() {
-            return Err(invalid("second_account", "is required"));
-        }
+        check_game_id(&report.game_id)?;
+        check_account("first_account", &report.first_account)?;
+        check_account("second_account", &report.second_account)?;
         if report.first_account == report.second_account {
             return Err(invalid("second_account", "a player cannot play themself"));
         }
