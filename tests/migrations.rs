@@ -276,3 +276,73 @@ async fn frozen_chunks_are_stored_uncompressed_on_postgresql_and_back() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// Per-period change sequences: up starts every period's sequence at the old counter's value
+/// (above every value stored under it) and drops the counter; down recreates the counter at the
+/// highest period value.
+#[tokio::test]
+async fn period_sequences_start_at_the_old_counter_and_back() {
+    for backend in backends() {
+        let dir = fresh_data_dir();
+        std::fs::create_dir_all(&dir).expect("data dir");
+        let (url, _dropper) = fresh_database(&backend, &dir).await;
+        let db = qiwang_infra::db::connect(&url).await.expect("connect");
+        let before = Migrator::migrations()
+            .iter()
+            .position(|m| m.name() == "m20261207_000002_qualification_period_sequences")
+            .expect("the period sequence migration is in the migrator");
+        Migrator::up(&db, Some(before as u32))
+            .await
+            .expect("migrate to before it");
+        for sql in [
+            "UPDATE qualification_counters SET value = 41 WHERE name = 'changes'",
+            "INSERT INTO qualification_periods (championship_id, stage, period, open, closed, \
+             changed_at) VALUES ('c1', 'haixuan', 1, true, false, '2026-12-07 00:00:00+00'), \
+             ('c1', 'haixuan', 2, true, true, '2026-12-07 00:00:00+00')",
+        ] {
+            db.execute_unprepared(sql).await.expect("old form");
+        }
+        let one = |sql: &'static str| {
+            let db = &db;
+            async move {
+                db.query_one_raw(Statement::from_string(db.get_database_backend(), sql))
+                    .await
+                    .map(|row| row.and_then(|r| r.try_get_by_index::<i64>(0).ok()))
+            }
+        };
+        Migrator::up(&db, Some(1)).await.expect("migrate up");
+        assert_eq!(
+            one("SELECT MIN(seq) FROM qualification_periods").await.ok(),
+            Some(Some(41)),
+            "{backend}"
+        );
+        assert_eq!(
+            one("SELECT MAX(seq) FROM qualification_periods").await.ok(),
+            Some(Some(41)),
+            "{backend}"
+        );
+        assert!(
+            one("SELECT value FROM qualification_counters")
+                .await
+                .is_err(),
+            "{backend}: the counter is gone"
+        );
+        db.execute_unprepared("UPDATE qualification_periods SET seq = 57 WHERE period = 2")
+            .await
+            .expect("a later write");
+        Migrator::down(&db, Some(1)).await.expect("migrate down");
+        assert_eq!(
+            one("SELECT value FROM qualification_counters WHERE name = 'changes'")
+                .await
+                .ok(),
+            Some(Some(57)),
+            "{backend}"
+        );
+        assert!(
+            one("SELECT seq FROM qualification_periods").await.is_err(),
+            "{backend}: the column is gone"
+        );
+        db.close().await.expect("close");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -83,22 +83,21 @@ async fn a_python_grpcio_partner_streams_100000_games_in_one_call_and_a_slow_str
                     .expect("python partner")
             }
         });
-        // A busy database while the partner streams: another session holds the change counter
-        // (every ingest transaction takes it) for 3 s, so storing stalls and the server stops
-        // reading. The partner must be held back by flow control, not cut off.
+        // A busy database while the partner streams: another session holds the period's row
+        // (every ingest transaction takes its change sequence there) for 3 s, so storing stalls
+        // and the server stops reading. The partner must be held back by flow control, not cut
+        // off.
         tokio::time::sleep(Duration::from_secs(3)).await;
         {
             let db = sea_orm::Database::connect(&data.url)
                 .await
                 .expect("database");
             let txn = db.begin().await.expect("begin");
-            txn.execute_unprepared(
-                "UPDATE qualification_counters SET value = value WHERE name = 'changes'",
-            )
-            .await
-            .expect("hold the counter");
+            txn.execute_unprepared("UPDATE qualification_periods SET seq = seq")
+                .await
+                .expect("hold the period");
             tokio::time::sleep(Duration::from_secs(3)).await;
-            txn.commit().await.expect("release the counter");
+            txn.commit().await.expect("release the period");
             db.close().await.expect("close");
         }
         let out = partner_run.await.expect("partner");

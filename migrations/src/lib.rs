@@ -26,6 +26,7 @@ mod m20261204_000001_qualification_frozen_lists;
 mod m20261204_000002_qualification_games_period_index;
 mod m20261204_000003_qualification_frozen_chunk_storage;
 mod m20261207_000001_qualification_checkpoints;
+mod m20261207_000002_qualification_period_sequences;
 
 pub struct Migrator;
 
@@ -52,6 +53,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_000002_qualification_games_period_index::Migration),
             Box::new(m20261204_000003_qualification_frozen_chunk_storage::Migration),
             Box::new(m20261207_000001_qualification_checkpoints::Migration),
+            Box::new(m20261207_000002_qualification_period_sequences::Migration),
         ]
     }
 

@@ -602,27 +602,23 @@ impl QualificationApi {
                 })
             }));
         }
-        // Store: one transaction for the group, stamped with the next change sequence value (which
-        // also serializes ingest transactions: the counter row stays locked until commit).
+        // Store: one transaction for the group, each period's games stamped with the period's next
+        // change sequence value, taken in key order. Taking it locks the period's row until commit
+        // (a period's writes are serialized, on every replica; a close waits for them) and finds
+        // whether the period is still open: one closed since the check gains no game.
         let queued = self.ingest_write.clone().lock_owned().await;
         let txn = self.db.begin().await?;
-        let seq = live::next_seq(&txn).await?;
-        let mut in_flight = self.in_flight.take(seq);
-        // The periods may have closed since the check: re-read them inside the transaction (a shared
-        // row lock on PostgreSQL; SQLite serializes writers), so a closed period gains no game.
-        let mut still_open: HashMap<PeriodKey, bool> = HashMap::new();
-        for key in accepted
+        let keys: std::collections::BTreeSet<PeriodKey> = accepted
             .iter()
             .filter_map(|a| a.as_ref().ok())
             .map(|a| a.key.clone())
-        {
-            if let std::collections::hash_map::Entry::Vacant(slot) = still_open.entry(key) {
-                let k = slot.key();
-                let row = period::Entity::find_by_id((k.0.clone(), k.1.clone(), k.2 as i32))
-                    .lock_shared()
-                    .one(&txn)
-                    .await?;
-                slot.insert(row.is_some_and(|p| p.open && !p.closed));
+            .collect();
+        let mut seqs: HashMap<PeriodKey, i64> = HashMap::new();
+        let mut in_flight = Vec::new();
+        for key in keys {
+            if let Some(seq) = live::next_seq(&txn, &key).await? {
+                in_flight.push(self.in_flight.take(&key, seq));
+                seqs.insert(key, seq);
             }
         }
         // Insert first: the primary key decides what is new, on both databases and at any size,
@@ -632,7 +628,7 @@ impl QualificationApi {
         let mut offered: HashSet<(String, String)> = HashSet::new();
         let mut rows: Vec<game::Model> = Vec::new();
         for a in accepted.iter().filter_map(|a| a.as_ref().ok()) {
-            if still_open.get(&a.key) == Some(&true)
+            if let Some(&seq) = seqs.get(&a.key)
                 && offered.insert((a.row.championship_id.clone(), a.row.game_id.clone()))
             {
                 let mut row = a.row.clone();
@@ -668,7 +664,7 @@ impl QualificationApi {
         let mut committed: Vec<(PeriodKey, PeriodGame)> = Vec::new();
         for item in accepted {
             let a = match item {
-                Ok(a) if still_open.get(&a.key) != Some(&true) => {
+                Ok(a) if !seqs.contains_key(&a.key) => {
                     outcomes.push(Err(invalid(
                         "period",
                         format!(
@@ -698,7 +694,8 @@ impl QualificationApi {
                     committed.push((a.key, a.game));
                 }
                 None => {
-                    // Unreachable while ingest transactions are serialized by the counter; never guess.
+                    // Unreachable: a concurrent insert of the same id waits for this one's outcome
+                    // at the primary key, whichever period it is for; never guess.
                     return Err(QualificationError::Db(sea_orm::DbErr::Custom(format!(
                         "game {} was neither stored nor found: a concurrent writer; retry the batch",
                         a.row.game_id
@@ -728,7 +725,9 @@ impl QualificationApi {
             }
         }
         txn.commit().await?;
-        in_flight.committed();
+        for value in &mut in_flight {
+            value.committed();
+        }
         // The apply queue is joined before the write queue is left, so commits are applied in
         // sequence order while the next transaction is stored. (Dropped before it is joined, this
         // write is committed and not applied: the next read catches up from the database.)
@@ -741,7 +740,7 @@ impl QualificationApi {
         // behind every thread of normal priority (priority inversion).
         let api = self.clone();
         let apply = async move {
-            api.apply_committed(seq, committed).await;
+            api.apply_committed(&seqs, committed).await;
             drop((applying, in_flight));
         };
         let applied = match &self.requests {
@@ -751,7 +750,7 @@ impl QualificationApi {
         .await;
         if let Err(e) = applied {
             // Stored and committed all the same; the next read catches up from the database.
-            tracing::error!(error = %e, seq, "applying committed games to the live periods failed");
+            tracing::error!(error = %e, "applying committed games to the live periods failed");
         }
         for outcome in &outcomes {
             let kind = match outcome {
@@ -1431,8 +1430,14 @@ impl QualificationApi {
             ));
         }
         let txn = self.db.begin().await?;
-        let seq = live::next_seq(&txn).await?;
-        let mut in_flight = self.in_flight.take(seq);
+        let seq = live::next_seq(&txn, &key).await?.ok_or_else(|| {
+            precondition(
+                "PERIOD_NOT_OPEN",
+                "period",
+                "resets are taken only while the period is open",
+            )
+        })?;
+        let mut in_flight = self.in_flight.take(&key, seq);
         reset::Entity::insert(reset::ActiveModel {
             id: NotSet,
             championship_id: Set(key.0.clone()),
@@ -1482,8 +1487,13 @@ impl QualificationApi {
         }
         self.preset(&caller, &req.championship_id).await?;
         let txn = self.db.begin().await?;
-        let seq = live::next_seq(&txn).await?;
-        let mut in_flight = self.in_flight.take(seq);
+        // Every period of the championship moves: each board catches the verdict up.
+        let seqs = live::next_seqs(&txn, &req.championship_id).await?;
+        let mut in_flight: Vec<_> = seqs
+            .iter()
+            .map(|(key, seq)| self.in_flight.take(key, *seq))
+            .collect();
+        let seq = seqs.iter().map(|(_, seq)| *seq).max().unwrap_or(0);
         cancellation::Entity::insert(cancellation::ActiveModel {
             championship_id: Set(req.championship_id.clone()),
             player_id: Set(req.player_id.clone()),
@@ -1511,7 +1521,9 @@ impl QualificationApi {
         )
         .await?;
         txn.commit().await?;
-        in_flight.committed();
+        for value in &mut in_flight {
+            value.committed();
+        }
         Ok(pb::CancelResultsAck {})
     }
 }

@@ -2,10 +2,12 @@
 //! `qiwang_core::live::LivePeriod`, kept exact by the change sequence.
 //!
 //! Invariant: a [`LiveState`] holds exactly the period's standings over every stored item with
-//! `seq <= state.seq`. Every write that changes standings takes the next value of the
-//! `qualification_counters` row `changes` inside its transaction (the row stays locked until commit,
-//! so values become visible in order). A read first takes the counter's latest value as this
-//! process knows it ([`InFlight::current`]: exact for the embedded suite, within a bound for
+//! `seq <= state.seq` (and every cheating verdict of its championship). Every write that changes
+//! a period's standings takes the next value of the period's own sequence (`seq` on its
+//! `qualification_periods` row; a verdict one of each period of its championship) inside its
+//! transaction: the row stays locked until commit, so a period's values become visible in order,
+//! and other periods' writes go on beside them. A read first takes the period's latest value as
+//! this process knows it ([`InFlight::current`]: exact for the embedded suite, within a bound for
 //! replicas; a period's close reads it exactly); when it moved, the replica applies the items
 //! with `state.seq < seq <= counter` — verdicts, resets and games one by one, or, for an item the
 //! core cannot apply exactly in place, by a recomputation from the database. In this process, the
@@ -17,7 +19,6 @@
 //! same way; without one, an empty period caught up from the first stored item.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use qiwang_core::live::{Applied, LivePeriod, ResetApplied};
@@ -25,7 +26,7 @@ use qiwang_core::scoring::{CountedResult, Side};
 use sea_orm::{DbBackend, Statement};
 
 use super::*;
-use crate::entity::{cancellation, checkpoint, game, reset};
+use crate::entity::{cancellation, checkpoint, game, period, reset};
 
 /// Stored games decoded at a time when a period is recomputed or caught up.
 const REBUILD_PAGE: usize = 20_000;
@@ -113,16 +114,16 @@ pub(super) enum Freshness {
 
 pub(super) type LiveSlot = Arc<tokio::sync::Mutex<Option<LiveState>>>;
 
-/// The change sequence values this process's writes have taken and not yet completed: from
-/// `next_seq` inside the transaction until ingest has applied its games to the live periods after
-/// the commit (a reset or a verdict: until its commit), or the transaction is given up (its value
-/// then was never committed and is taken again). A write is acknowledged only after that, so a read
-/// may serve a period without these values: they are writes in progress, not yet complete. Values
-/// from anywhere else — another replica, or this process's completed writes — are never in here
-/// and are caught up first.
+/// The change sequence values this process's writes have taken and not yet completed, per period:
+/// from `next_seq` inside the transaction until ingest has applied its games to the live periods
+/// after the commit (a reset or a verdict: until its commit), or the transaction is given up (its
+/// value then was never committed and is taken again). A write is acknowledged only after that, so
+/// a read may serve a period without these values: they are writes in progress, not yet complete.
+/// Values from anywhere else — another replica, or this process's completed writes — are never in
+/// here and are caught up first.
 #[derive(Clone)]
 pub(super) struct InFlight {
-    values: Arc<Mutex<std::collections::BTreeSet<i64>>>,
+    values: Arc<Mutex<std::collections::BTreeSet<(PeriodKey, i64)>>>,
     known: Arc<Known>,
 }
 
@@ -139,13 +140,13 @@ const SHARED_SERVE_WITHIN: Duration = Duration::from_millis(100);
 /// wait for it.
 const SHARED_REFRESH_AFTER: Duration = Duration::from_millis(10);
 
-/// The latest committed change sequence value as this process knows it.
+/// The latest committed change sequence value of each period, as this process knows it.
 ///
 /// - When this process is the database's only writer (the embedded SQLite suite holds the file's
 ///   claim, `qiwang_infra::db::claim_sqlite`), every value is taken by this process's own writes,
 ///   so a read never asks the database: it knows every committed value. A write that ends without
-///   knowing whether it committed (failed or abandoned midway) marks the counter stale, and the
-///   next read asks the database again.
+///   knowing whether it committed (failed or abandoned midway) marks its period's counter stale,
+///   and the next read asks the database again.
 /// - When replicas share the database (PostgreSQL), a read serves the counter as read at most
 ///   [`SHARED_SERVE_WITHIN`] ago, raised by this replica's own commits as they happen: a replica
 ///   shows its own acknowledged writes at once and other replicas' within that bound. A read that
@@ -156,45 +157,57 @@ const SHARED_REFRESH_AFTER: Duration = Duration::from_millis(10);
 ///   A period's close does not use it: it reads the counter ([`InFlight::exact`]).
 struct Known {
     sole_writer: bool,
-    latest: AtomicI64,
-    /// Sole writer: `latest` may miss a commit; ask the database.
-    stale: AtomicBool,
-    /// Shared: when the counter in `latest` was last read (its query's start), as microseconds
-    /// since `epoch`; 0 before the first read.
-    read_at: AtomicU64,
-    /// Shared: a background read is under way.
-    refreshing: AtomicBool,
-    epoch: Instant,
+    periods: Mutex<HashMap<PeriodKey, KnownPeriod>>,
     serve_within: Duration,
     refresh_after: Duration,
 }
 
+/// One period's counter as known: never read (absent), or read at `read_at` (raised since by
+/// this process's commits).
+struct KnownPeriod {
+    latest: i64,
+    /// Sole writer: `latest` may miss a commit; ask the database.
+    stale: bool,
+    /// Shared: when the counter was last read (its query's start).
+    read_at: Option<Instant>,
+    /// Shared: a background read is under way.
+    refreshing: bool,
+}
+
 impl Known {
-    fn micros(&self, at: Instant) -> u64 {
-        // 1 and up: 0 means never read.
-        u64::try_from(at.saturating_duration_since(self.epoch).as_micros())
-            .unwrap_or(u64::MAX)
-            .saturating_add(1)
+    /// Reads the period's counter from the database and keeps it (never lowering what is known).
+    async fn read(&self, db: &DatabaseConnection, key: &PeriodKey) -> Result<i64> {
+        let started = Instant::now();
+        let seq = current_seq(db, key).await?;
+        let mut periods = lock(&self.periods);
+        let known = periods.entry(key.clone()).or_insert(KnownPeriod {
+            latest: seq,
+            stale: false,
+            read_at: None,
+            refreshing: false,
+        });
+        known.latest = known.latest.max(seq);
+        known.read_at = known.read_at.max(Some(started));
+        Ok(known.latest)
     }
 
-    /// How long ago the counter was read; `None` before the first read.
-    fn age(&self) -> Option<Duration> {
-        let at = self.read_at.load(Ordering::Acquire);
-        (at > 0).then(|| Duration::from_micros(self.micros(Instant::now()).saturating_sub(at)))
+    fn mark_stale(&self, key: &PeriodKey) {
+        if let Some(known) = lock(&self.periods).get_mut(key) {
+            known.stale = true;
+        }
     }
 
-    /// Reads the counter from the database and keeps it (never lowering what is known).
-    async fn read(&self, db: &DatabaseConnection) -> Result<i64> {
-        let started = self.micros(Instant::now());
-        let seq = current_seq(db).await?;
-        self.read_at.fetch_max(started, Ordering::AcqRel);
-        Ok(self.latest.fetch_max(seq, Ordering::AcqRel).max(seq))
+    fn raise(&self, key: &PeriodKey, seq: i64) {
+        if let Some(known) = lock(&self.periods).get_mut(key) {
+            known.latest = known.latest.max(seq);
+        }
     }
 }
 
 /// Holds one value in [`InFlight`] until dropped.
 pub(super) struct InFlightValue {
     set: InFlight,
+    key: PeriodKey,
     seq: i64,
     committed: bool,
 }
@@ -202,7 +215,7 @@ pub(super) struct InFlightValue {
 impl InFlightValue {
     /// The transaction that took the value has committed.
     pub(super) fn committed(&mut self) {
-        self.set.known.latest.fetch_max(self.seq, Ordering::AcqRel);
+        self.set.known.raise(&self.key, self.seq);
         self.committed = true;
     }
 }
@@ -212,9 +225,9 @@ impl Drop for InFlightValue {
         if !self.committed {
             // Given up, or dropped during the commit: whether it committed is not known here.
             // (A replica sharing the database reads the counter again within its bound anyway.)
-            self.set.known.stale.store(true, Ordering::Release);
+            self.set.known.mark_stale(&self.key);
         }
-        lock(&self.set.values).remove(&self.seq);
+        lock(&self.set.values).remove(&(std::mem::take(&mut self.key), self.seq));
     }
 }
 
@@ -229,116 +242,177 @@ impl InFlight {
             values: Arc::default(),
             known: Arc::new(Known {
                 sole_writer,
-                latest: AtomicI64::new(0),
-                // Read once from the database first.
-                stale: AtomicBool::new(true),
-                read_at: AtomicU64::new(0),
-                refreshing: AtomicBool::new(false),
-                epoch: Instant::now(),
+                periods: Mutex::default(),
                 serve_within,
                 refresh_after,
             }),
         }
     }
 
-    pub(super) fn take(&self, seq: i64) -> InFlightValue {
-        lock(&self.values).insert(seq);
+    pub(super) fn take(&self, key: &PeriodKey, seq: i64) -> InFlightValue {
+        lock(&self.values).insert((key.clone(), seq));
         InFlightValue {
             set: self.clone(),
+            key: key.clone(),
             seq,
             committed: false,
         }
     }
 
-    fn holds(&self, seq: i64) -> bool {
-        lock(&self.values).contains(&seq)
+    fn holds(&self, key: &PeriodKey, seq: i64) -> bool {
+        lock(&self.values).contains(&(key.clone(), seq))
     }
 
-    /// Whether every value in `after < value <= upto` is this process's write in progress.
-    fn covers(&self, after: i64, upto: i64) -> bool {
+    /// Whether every value of the period in `after < value <= upto` is this process's write in
+    /// progress.
+    fn covers(&self, key: &PeriodKey, after: i64, upto: i64) -> bool {
         let set = lock(&self.values);
-        upto - after <= 64 && (after + 1..=upto).all(|v| set.contains(&v))
+        upto - after <= 64 && (after + 1..=upto).all(|v| set.contains(&(key.clone(), v)))
     }
 
-    /// The latest committed change sequence value for a leaderboard read (see [`Known`]).
-    async fn current(&self, db: &DatabaseConnection) -> Result<i64> {
+    /// The period's latest committed change sequence value for a leaderboard read (see
+    /// [`Known`]).
+    async fn current(&self, db: &DatabaseConnection, key: &PeriodKey) -> Result<i64> {
         let known = &self.known;
         if known.sole_writer {
-            return self.exact(db).await;
+            return self.exact(db, key).await;
         }
-        match known.age() {
-            Some(age) if age <= known.refresh_after => Ok(known.latest.load(Ordering::Acquire)),
+        let (age, latest, refresh) = {
+            let mut periods = lock(&known.periods);
+            match periods.get_mut(key) {
+                Some(k) => {
+                    let age = k.read_at.map(|at| at.elapsed());
+                    let refresh = age
+                        .is_some_and(|a| a > known.refresh_after && a <= known.serve_within)
+                        && !std::mem::replace(&mut k.refreshing, true);
+                    (age, k.latest, refresh)
+                }
+                None => (None, 0, false),
+            }
+        };
+        match age {
+            Some(age) if age <= known.refresh_after => Ok(latest),
             Some(age) if age <= known.serve_within => {
-                if !known.refreshing.swap(true, Ordering::AcqRel) {
-                    let (known, db) = (known.clone(), db.clone());
+                if refresh {
+                    let (known, db, key) = (known.clone(), db.clone(), key.clone());
                     tokio::spawn(async move {
-                        if let Err(error) = known.read(&db).await {
-                            tracing::warn!(%error, "reading the change counter in the background");
+                        if let Err(error) = known.read(&db, &key).await {
+                            tracing::warn!(%error, "reading a period's change counter in the background");
                         }
-                        known.refreshing.store(false, Ordering::Release);
+                        if let Some(k) = lock(&known.periods).get_mut(&key) {
+                            k.refreshing = false;
+                        }
                     });
                 }
-                Ok(known.latest.load(Ordering::Acquire))
+                Ok(latest)
             }
-            _ => known.read(db).await,
+            _ => known.read(db, key).await,
         }
     }
 
-    /// The latest committed change sequence value, exactly: from memory when this process is the
-    /// only writer and the value is known, otherwise from the database.
-    async fn exact(&self, db: &DatabaseConnection) -> Result<i64> {
+    /// The period's latest committed change sequence value, exactly: from memory when this
+    /// process is the only writer and the value is known, otherwise from the database.
+    async fn exact(&self, db: &DatabaseConnection, key: &PeriodKey) -> Result<i64> {
         let known = &self.known;
-        if !known.sole_writer {
-            return known.read(db).await;
+        if known.sole_writer {
+            let mut periods = lock(&known.periods);
+            if let Some(k) = periods.get_mut(key) {
+                if !k.stale {
+                    return Ok(k.latest);
+                }
+                // Cleared before reading: a write that goes stale meanwhile marks it again.
+                k.stale = false;
+            }
         }
-        if !known.stale.load(Ordering::Acquire) {
-            return Ok(known.latest.load(Ordering::Acquire));
-        }
-        // Cleared before reading: a write that goes stale meanwhile marks it again.
-        known.stale.store(false, Ordering::Release);
-        match known.read(db).await {
+        match known.read(db, key).await {
             Ok(seq) => Ok(seq),
             Err(e) => {
-                known.stale.store(true, Ordering::Release);
+                known.mark_stale(key);
                 Err(e)
             }
         }
     }
 }
 
-/// Takes the next change sequence value inside `txn` (and locks the counter until it ends).
-pub(super) async fn next_seq<C: ConnectionTrait>(txn: &C) -> Result<i64> {
-    let sql = "UPDATE qualification_counters SET value = value + 1 WHERE name = 'changes' RETURNING value";
-    let row = txn
-        .query_one_raw(Statement::from_string(txn.get_database_backend(), sql))
-        .await?
-        .ok_or_else(|| {
-            QualificationError::Db(sea_orm::DbErr::RecordNotFound(
-                "the change counter (run the migrations)".into(),
-            ))
-        })?;
-    Ok(row.try_get_by_index::<i64>(0)?)
+/// Takes the period's next change sequence value inside `txn` if the period is open (its row
+/// stays locked until the transaction ends: a period's writes are serialized, on every replica);
+/// `None` when it is not open.
+pub(super) async fn next_seq<C: ConnectionTrait>(txn: &C, key: &PeriodKey) -> Result<Option<i64>> {
+    take_seq(txn, key, true).await
 }
 
-async fn current_seq(db: &DatabaseConnection) -> Result<i64> {
+/// Takes the next change sequence value of every period of the championship that has a row, in
+/// key order (so it never deadlocks with an ingest taking several), for a write that concerns
+/// them all (a cheating verdict).
+pub(super) async fn next_seqs<C: ConnectionTrait>(
+    txn: &C,
+    championship: &str,
+) -> Result<Vec<(PeriodKey, i64)>> {
+    let mut keys: Vec<PeriodKey> = period::Entity::find()
+        .filter(period::Column::ChampionshipId.eq(championship))
+        .all(txn)
+        .await?
+        .into_iter()
+        .map(|p| {
+            (
+                p.championship_id,
+                p.stage,
+                u32::try_from(p.period).unwrap_or(0),
+            )
+        })
+        .collect();
+    keys.sort();
+    let mut taken = Vec::with_capacity(keys.len());
+    for key in keys {
+        if let Some(seq) = take_seq(txn, &key, false).await? {
+            taken.push((key, seq));
+        }
+    }
+    Ok(taken)
+}
+
+/// Raises the period's sequence by one (only while it is open, if asked) and returns the new
+/// value; `None` when no row was raised.
+async fn take_seq<C: ConnectionTrait>(
+    txn: &C,
+    key: &PeriodKey,
+    only_open: bool,
+) -> Result<Option<i64>> {
+    let open = if only_open {
+        " AND open AND NOT closed"
+    } else {
+        ""
+    };
+    let sql =
+        format!("UPDATE qualification_periods SET seq = seq + 1 WHERE {{key}}{open} RETURNING seq");
+    period_seq(txn, &sql, key).await
+}
+
+/// The period's latest committed change sequence value (0 for a period without a row).
+async fn current_seq(db: &DatabaseConnection, key: &PeriodKey) -> Result<i64> {
+    let sql = "SELECT seq FROM qualification_periods WHERE {key}";
+    Ok(period_seq(db, sql, key).await?.unwrap_or(0))
+}
+
+/// The sequence value `sql` answers, its `{key}` the condition naming the period's row.
+async fn period_seq<C: ConnectionTrait>(db: &C, sql: &str, key: &PeriodKey) -> Result<Option<i64>> {
     let backend = db.get_database_backend();
-    let sql = match backend {
-        DbBackend::Postgres => "SELECT value FROM qualification_counters WHERE name = $1",
-        _ => "SELECT value FROM qualification_counters WHERE name = ?",
+    let condition = match backend {
+        DbBackend::Postgres => "championship_id = $1 AND stage = $2 AND period = $3",
+        _ => "championship_id = ? AND stage = ? AND period = ?",
     };
     let row = db
         .query_one_raw(Statement::from_sql_and_values(
             backend,
-            sql,
-            ["changes".into()],
+            sql.replace("{key}", condition),
+            [
+                key.0.clone().into(),
+                key.1.clone().into(),
+                (key.2 as i32).into(),
+            ],
         ))
-        .await?
-        .ok_or_else(|| {
-            QualificationError::Db(sea_orm::DbErr::RecordNotFound(
-                "the change counter (run the migrations)".into(),
-            ))
-        })?;
-    Ok(row.try_get_by_index::<i64>(0)?)
+        .await?;
+    Ok(row.map(|r| r.try_get_by_index::<i64>(0)).transpose()?)
 }
 
 /// The sequence value and time of the period's stored checkpoint of this build, if any.
@@ -427,8 +501,8 @@ impl QualificationApi {
         // applies what is newer (usually nothing: ingest applies its own commits) and reads its page.
         // A state at or past the counter as it was when the request arrived is current for it.
         let now = match fresh {
-            Freshness::Leaderboard(_) => self.in_flight.current(&self.db).await?,
-            Freshness::Exact => self.in_flight.exact(&self.db).await?,
+            Freshness::Leaderboard(_) => self.in_flight.current(&self.db, key).await?,
+            Freshness::Exact => self.in_flight.exact(&self.db, key).await?,
         };
         let give_up_at = match fresh {
             Freshness::Leaderboard(patience) => Some(tokio::time::Instant::now() + patience),
@@ -448,11 +522,17 @@ impl QualificationApi {
             };
             let current = match guard.as_ref() {
                 // Partly applied by an ingest that is gone (it failed midway): recompute.
-                Some(state) if state.applying.is_some_and(|s| !self.in_flight.holds(s)) => false,
+                Some(state)
+                    if state
+                        .applying
+                        .is_some_and(|s| !self.in_flight.holds(key, s)) =>
+                {
+                    false
+                }
                 // Partly applied, and something else to catch up on: let the slices finish first.
                 Some(state)
-                    if state.applying.is_some_and(|s| self.in_flight.holds(s))
-                        && !self.in_flight.covers(state.seq, now) =>
+                    if state.applying.is_some_and(|s| self.in_flight.holds(key, s))
+                        && !self.in_flight.covers(key, state.seq, now) =>
                 {
                     drop(guard);
                     tokio::time::sleep(std::time::Duration::from_millis(1)).await;
@@ -462,7 +542,7 @@ impl QualificationApi {
                 // Newer only by this process's own writes in progress: they are applied (and then
                 // acknowledged) by their ingest, which would wait for this lock; serving without
                 // them is serving before they complete.
-                Some(state) => self.in_flight.covers(state.seq, now),
+                Some(state) => self.in_flight.covers(key, state.seq, now),
                 None => false,
             };
             if current {
@@ -499,7 +579,7 @@ impl QualificationApi {
             None => self.load_checkpoint(key, rules, days).await?,
         };
         if let Some(state) = state
-            && state.applying.is_none_or(|s| self.in_flight.holds(s))
+            && state.applying.is_none_or(|s| self.in_flight.holds(key, s))
             && let Some(state) = self.catch_up(key, state, now).await?
         {
             return Ok(state);
@@ -515,11 +595,11 @@ impl QualificationApi {
         mut state: LiveState,
         now: i64,
     ) -> Result<Option<LiveState>> {
-        // A verdict removes the cheater's row and changes nothing else, in any order (R-ONL-8).
+        // A verdict removes the cheater's row and changes nothing else, in any order and as often
+        // as applied (R-ONL-8): every verdict of the championship is applied again. (A verdict
+        // takes a value of every period's sequence, so a period it concerns is caught up.)
         let verdicts = cancellation::Entity::find()
             .filter(cancellation::Column::ChampionshipId.eq(&key.0))
-            .filter(cancellation::Column::Seq.gt(state.seq))
-            .filter(cancellation::Column::Seq.lte(now))
             .all(&self.db)
             .await?;
         for verdict in verdicts {
@@ -625,7 +705,7 @@ impl QualificationApi {
     ) -> Result<LiveState> {
         // Read the counter first and load only what it covers: whatever commits later is fetched
         // by the next catch-up, exactly once.
-        let seq = current_seq(&self.db).await?;
+        let seq = current_seq(&self.db, key).await?;
         let started = std::time::Instant::now();
         let mut period = LivePeriod::new(rules, days, DEFAULT_TIE_BREAKS.to_vec());
         period.reserve_players(self.entrants_known(&key.0));
@@ -677,7 +757,6 @@ impl QualificationApi {
             .collect();
         let cheaters: Vec<String> = cancellation::Entity::find()
             .filter(cancellation::Column::ChampionshipId.eq(&key.0))
-            .filter(cancellation::Column::Seq.lte(seq))
             .all(&self.db)
             .await?
             .into_iter()
@@ -889,9 +968,14 @@ impl QualificationApi {
             .map_or(0, HashSet::len)
     }
 
-    /// After a commit with sequence value `seq`: applies this process's own games to the periods it
-    /// holds when nothing else was committed in between; otherwise the next read catches up.
-    pub(super) async fn apply_committed(&self, seq: i64, games: Vec<(PeriodKey, PeriodGame)>) {
+    /// After a commit that took each period's sequence value in `seqs`: applies this process's own
+    /// games to the periods it holds when nothing else was committed to them in between; otherwise
+    /// the next read catches up.
+    pub(super) async fn apply_committed(
+        &self,
+        seqs: &HashMap<PeriodKey, i64>,
+        games: Vec<(PeriodKey, PeriodGame)>,
+    ) {
         let mut by_period: HashMap<PeriodKey, Vec<PeriodGame>> = HashMap::new();
         for (key, g) in games {
             by_period.entry(key).or_default().push(g);
@@ -905,6 +989,9 @@ impl QualificationApi {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         for (key, slot) in held {
+            let Some(&seq) = seqs.get(&key) else {
+                continue;
+            };
             let entrants = self.entrants_known(&key.0);
             // Readers hold a period only while they read a page, so waiting is short; but never wait
             // long for one (a recomputation can take seconds): a period still busy after that
@@ -995,12 +1082,18 @@ mod tests {
     use super::*;
     use sea_orm::{ConnectionTrait, Database};
 
-    async fn counter_db(value: i64) -> DatabaseConnection {
+    fn key(period: u32) -> PeriodKey {
+        ("ch".to_owned(), "haixuan".to_owned(), period)
+    }
+
+    async fn periods_db(value: i64) -> DatabaseConnection {
         let db = Database::connect("sqlite::memory:").await.expect("sqlite");
         for sql in [
-            "CREATE TABLE qualification_counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL)"
+            "CREATE TABLE qualification_periods (championship_id TEXT, stage TEXT, period INTEGER, \
+             open BOOLEAN, closed BOOLEAN, seq BIGINT NOT NULL DEFAULT 0)"
                 .to_owned(),
-            format!("INSERT INTO qualification_counters VALUES ('changes', {value})"),
+            format!("INSERT INTO qualification_periods VALUES ('ch', 'haixuan', 1, 1, 0, {value})"),
+            "INSERT INTO qualification_periods VALUES ('ch', 'haixuan', 2, 1, 0, 100)".to_owned(),
         ] {
             db.execute_unprepared(&sql).await.expect("setup");
         }
@@ -1009,7 +1102,7 @@ mod tests {
 
     async fn set(db: &DatabaseConnection, value: i64) {
         db.execute_unprepared(&format!(
-            "UPDATE qualification_counters SET value = {value} WHERE name = 'changes'"
+            "UPDATE qualification_periods SET seq = {value} WHERE period = 1"
         ))
         .await
         .expect("update");
@@ -1017,64 +1110,84 @@ mod tests {
 
     #[tokio::test]
     async fn a_sole_writer_knows_its_committed_changes_and_asks_again_when_unsure() {
-        let db = counter_db(5).await;
+        let db = periods_db(5).await;
         let sole = InFlight::new(true);
-        assert_eq!(sole.current(&db).await.expect("read"), 5, "first read asks");
+        let p1 = key(1);
+        assert_eq!(
+            sole.current(&db, &p1).await.expect("read"),
+            5,
+            "first read asks"
+        );
+        assert_eq!(
+            sole.current(&db, &key(2)).await.expect("read"),
+            100,
+            "per period"
+        );
+        assert_eq!(
+            sole.current(&db, &key(3)).await.expect("read"),
+            0,
+            "no row yet"
+        );
         // Nothing else writes: what the database holds behind its back is not looked at.
         set(&db, 9).await;
-        assert_eq!(sole.current(&db).await.expect("read"), 5);
+        assert_eq!(sole.current(&db, &p1).await.expect("read"), 5);
         // Its own commit is known at once.
-        let mut ten = sole.take(10);
-        assert!(sole.covers(9, 10) && !sole.covers(8, 10));
+        let mut ten = sole.take(&p1, 10);
+        assert!(sole.covers(&p1, 9, 10) && !sole.covers(&p1, 8, 10));
+        assert!(
+            !sole.covers(&key(2), 9, 10),
+            "another period's values are its own"
+        );
         ten.committed();
-        assert_eq!(sole.current(&db).await.expect("read"), 10);
+        assert_eq!(sole.current(&db, &p1).await.expect("read"), 10);
         drop(ten);
-        assert!(!sole.holds(10));
+        assert!(!sole.holds(&p1, 10));
         // A write that ends without knowing whether it committed: the next read asks.
         set(&db, 11).await;
-        drop(sole.take(11));
-        assert_eq!(sole.current(&db).await.expect("read"), 11);
+        drop(sole.take(&p1, 11));
+        assert_eq!(sole.current(&db, &p1).await.expect("read"), 11);
         set(&db, 12).await;
-        assert_eq!(sole.current(&db).await.expect("read"), 11);
+        assert_eq!(sole.current(&db, &p1).await.expect("read"), 11);
         // The close reads exactly what a sole writer knows.
-        assert_eq!(sole.exact(&db).await.expect("read"), 11);
+        assert_eq!(sole.exact(&db, &p1).await.expect("read"), 11);
     }
 
     #[tokio::test]
     async fn a_replica_serves_a_recent_counter_with_its_own_commits_and_the_close_reads_it() {
-        let db = counter_db(5).await;
+        let db = periods_db(5).await;
+        let p1 = key(1);
         let hour = Duration::from_secs(3600);
         // Within its bound: the counter read first, raised by this replica's own commits.
         let replica = InFlight::with_bounds(false, hour, hour);
         assert_eq!(
-            replica.current(&db).await.expect("read"),
+            replica.current(&db, &p1).await.expect("read"),
             5,
             "first read asks"
         );
         set(&db, 9).await;
-        assert_eq!(replica.current(&db).await.expect("read"), 5);
-        let mut ten = replica.take(10);
+        assert_eq!(replica.current(&db, &p1).await.expect("read"), 5);
+        let mut ten = replica.take(&p1, 10);
         ten.committed();
-        assert_eq!(replica.current(&db).await.expect("read"), 10);
+        assert_eq!(replica.current(&db, &p1).await.expect("read"), 10);
         // Another replica commits 11 and 12: a close sees them at once, and so does every read
         // after it (what is known never goes back).
         set(&db, 12).await;
-        assert_eq!(replica.exact(&db).await.expect("read"), 12);
-        assert_eq!(replica.current(&db).await.expect("read"), 12);
+        assert_eq!(replica.exact(&db, &p1).await.expect("read"), 12);
+        assert_eq!(replica.current(&db, &p1).await.expect("read"), 12);
         // A bound of zero: every read asks.
         let strict = InFlight::with_bounds(false, Duration::ZERO, Duration::ZERO);
-        assert_eq!(strict.current(&db).await.expect("read"), 12);
+        assert_eq!(strict.current(&db, &p1).await.expect("read"), 12);
         set(&db, 13).await;
-        assert_eq!(strict.current(&db).await.expect("read"), 13);
+        assert_eq!(strict.current(&db, &p1).await.expect("read"), 13);
         // Older than the refresh age: served as known while it is read again in the background.
         let refreshing = InFlight::with_bounds(false, hour, Duration::ZERO);
-        assert_eq!(refreshing.current(&db).await.expect("read"), 13);
+        assert_eq!(refreshing.current(&db, &p1).await.expect("read"), 13);
         set(&db, 14).await;
         tokio::time::sleep(Duration::from_millis(1)).await;
-        assert_eq!(refreshing.current(&db).await.expect("read"), 13);
+        assert_eq!(refreshing.current(&db, &p1).await.expect("read"), 13);
         let mut seen = 13;
         for _ in 0..1000 {
-            seen = refreshing.current(&db).await.expect("read");
+            seen = refreshing.current(&db, &p1).await.expect("read");
             if seen == 14 {
                 break;
             }
