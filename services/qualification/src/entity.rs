@@ -46,7 +46,7 @@ pub mod game {
         /// SHA-256 of `report`: same hash = the same report again (counted once).
         pub content_hash: String,
         pub reported_at: DateTimeUtc,
-        /// The change sequence value of the batch that stored it (see the migration's docs).
+        /// The period's change sequence value its group took (see the period sequences migration).
         pub seq: i64,
     }
 
@@ -93,6 +93,7 @@ pub mod reset {
         pub player_id: String,
         pub at: DateTimeUtc,
         pub requested_by: String,
+        /// The period's change sequence value the reset took.
         pub seq: i64,
     }
 
@@ -115,6 +116,8 @@ pub mod cancellation {
         pub reason: String,
         pub decided_by: String,
         pub decided_at: DateTimeUtc,
+        /// The highest of the values the verdict took of its championship's periods (a record:
+        /// boards apply every verdict of their championship whenever they catch up).
         pub seq: i64,
     }
 
