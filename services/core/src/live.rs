@@ -2231,7 +2231,7 @@ mod tests {
             // Every other item, the period goes on from its checkpoint (a restart): what follows
             // must apply exactly as it would have to the period never written.
             if stored.games.len() % 2 == 1 {
-                live = LivePeriod::restore(*r, p1_2015(), tie_breaks.to_vec(), &live.checkpoint())
+                live = LivePeriod::restore(*r, p1_2015(), tie_breaks.to_vec(), live.checkpoint())
                     .map_err(|e| TestCaseError::fail(e.to_string()))?;
             }
             let ledger = compute_period(

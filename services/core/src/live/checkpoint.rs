@@ -225,15 +225,17 @@ impl LivePeriod {
 
     /// The period a [`LivePeriod::checkpoint`] was taken of, under these rules, days and
     /// tie-breaks. Refuses (changing nothing anywhere) a checkpoint of another format, taken
-    /// under other rules, or not self-consistent.
+    /// under other rules, or not self-consistent. Given the bytes themselves (not a borrow), it
+    /// frees them once decoded, before the period is built.
     pub fn restore(
         rules: OnlineRules,
         days: PeriodDays,
         tie_breaks: Vec<TieBreak>,
-        bytes: &[u8],
+        bytes: impl AsRef<[u8]>,
     ) -> Result<LivePeriod, CheckpointError> {
-        let found: CheckpointIn =
-            postcard::from_bytes(bytes).map_err(|e| CheckpointError::Decode(e.to_string()))?;
+        let found: CheckpointIn = postcard::from_bytes(bytes.as_ref())
+            .map_err(|e| CheckpointError::Decode(e.to_string()))?;
+        drop(bytes);
         if found.format != FORMAT {
             return Err(CheckpointError::Format {
                 found: found.format,

@@ -818,7 +818,7 @@ impl QualificationApi {
             for part in parts {
                 body.extend_from_slice(&part.body);
             }
-            LivePeriod::restore(rules, days, DEFAULT_TIE_BREAKS.to_vec(), &body)
+            LivePeriod::restore(rules, days, DEFAULT_TIE_BREAKS.to_vec(), body)
         })
         .await?;
         match restored {
