@@ -63,6 +63,29 @@ async fn legacy_rows(db: &impl ConnectionTrait) -> Vec<Legacy> {
     .collect()
 }
 
+/// A fresh database on `backend` migrated up to just before `migration`, and its data directory.
+async fn just_before(
+    backend: &qiwang_blackbox::Backend,
+    migration: &str,
+) -> (
+    sea_orm::DatabaseConnection,
+    std::path::PathBuf,
+    Option<qiwang_blackbox::DatabaseDropper>,
+) {
+    let dir = fresh_data_dir();
+    std::fs::create_dir_all(&dir).expect("data dir");
+    let (url, dropper) = fresh_database(backend, &dir).await;
+    let db = qiwang_infra::db::connect(&url).await.expect("connect");
+    let before = Migrator::migrations()
+        .iter()
+        .position(|m| m.name() == migration)
+        .unwrap_or_else(|| panic!("{migration} is in the migrator"));
+    Migrator::up(&db, Some(before as u32))
+        .await
+        .expect("migrate to before it");
+    (db, dir, dropper)
+}
+
 /// The position of the migration that moved per-player rows into frozen lists.
 fn frozen_lists_migration() -> usize {
     Migrator::migrations()
@@ -242,17 +265,11 @@ async fn chunk_storage(db: &impl ConnectionTrait) -> Option<String> {
 #[tokio::test]
 async fn frozen_chunks_are_stored_uncompressed_on_postgresql_and_back() {
     for backend in backends() {
-        let dir = fresh_data_dir();
-        std::fs::create_dir_all(&dir).expect("data dir");
-        let (url, _dropper) = fresh_database(&backend, &dir).await;
-        let db = qiwang_infra::db::connect(&url).await.expect("connect");
-        let before = Migrator::migrations()
-            .iter()
-            .position(|m| m.name() == "m20261204_000003_qualification_frozen_chunk_storage")
-            .expect("the chunk storage migration is in the migrator");
-        Migrator::up(&db, Some(before as u32))
-            .await
-            .expect("migrate to before it");
+        let (db, dir, _dropper) = just_before(
+            &backend,
+            "m20261204_000003_qualification_frozen_chunk_storage",
+        )
+        .await;
         let default = chunk_storage(&db).await;
         Migrator::up(&db, Some(1)).await.expect("migrate up");
         let pg = db.get_database_backend() == sea_orm::DbBackend::Postgres;
@@ -283,17 +300,8 @@ async fn frozen_chunks_are_stored_uncompressed_on_postgresql_and_back() {
 #[tokio::test]
 async fn period_sequences_start_at_the_old_counter_and_back() {
     for backend in backends() {
-        let dir = fresh_data_dir();
-        std::fs::create_dir_all(&dir).expect("data dir");
-        let (url, _dropper) = fresh_database(&backend, &dir).await;
-        let db = qiwang_infra::db::connect(&url).await.expect("connect");
-        let before = Migrator::migrations()
-            .iter()
-            .position(|m| m.name() == "m20261207_000002_qualification_period_sequences")
-            .expect("the period sequence migration is in the migrator");
-        Migrator::up(&db, Some(before as u32))
-            .await
-            .expect("migrate to before it");
+        let (db, dir, _dropper) =
+            just_before(&backend, "m20261207_000002_qualification_period_sequences").await;
         for sql in [
             "UPDATE qualification_counters SET value = 41 WHERE name = 'changes'",
             "INSERT INTO qualification_periods (championship_id, stage, period, open, closed, \

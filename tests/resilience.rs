@@ -325,7 +325,7 @@ async fn store_all(qualifier: &Qualifier, process: &Process, range: std::ops::Ra
 /// tail); the board it serves equals one recomputed from every stored game. The periodic
 /// checkpoint catches up with ingest while the process runs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_restart_serves_the_checkpoint_plus_the_games_stored_after_it() {
+async fn r_onl_9_a_restart_serves_the_checkpoint_plus_the_games_stored_after_it() {
     const LIVE_LOG: (&str, &str) = ("RUST_LOG", "error,qiwang_qualification::service::live=info");
     const NO_PERIODIC: (&str, &str) = ("QIWANG_QUALIFICATION__CHECKPOINT_EVERY_SECS", "3600");
     let restored = "restored from its checkpoint";

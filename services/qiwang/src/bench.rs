@@ -116,8 +116,24 @@ pub fn synthetic_game(champ: &str, n: u32, players: u32) -> q::GameReport {
     game(champ, n, players, 1, &mut Rng(0x5EED ^ u64::from(n)))
 }
 
-/// Days between the starts of two consecutive periods of xiangqi-2022's 海选.
-const PERIOD_DAYS: i64 = 12;
+/// The first day of period `period` of xiangqi-2022's 海选, as the official preset gives it
+/// (read once); `None` for a period the stage does not have.
+fn haixuan_opens_on(period: u32) -> Option<chrono::NaiveDate> {
+    static PERIODS: std::sync::OnceLock<Vec<qiwang_core::stage::Period>> =
+        std::sync::OnceLock::new();
+    PERIODS
+        .get_or_init(|| {
+            qiwang_core::preset::OFFICIAL
+                .iter()
+                .find(|(name, _)| *name == "xiangqi-2022")
+                .and_then(|(_, text)| qiwang_core::preset::parse(text).ok())
+                .and_then(|preset| preset.stage("haixuan").map(|s| s.periods.clone()))
+                .unwrap_or_default()
+        })
+        .iter()
+        .find(|p| p.number == period)
+        .map(|p| p.opens_on)
+}
 
 /// Import rows for players `range` of the synthetic qualifier: valid passports, account
 /// `acc-<i>` on `platform`, entered in the championship's men's online event.
@@ -158,11 +174,11 @@ fn game(champ: &str, n: u32, players: u32, period: u32, rng: &mut Rng) -> q::Gam
     if b == a {
         b = (a + 1) % players;
     }
-    let start = Utc
-        .with_ymd_and_hms(2022, 5, 30, 4, 0, 0)
-        .single()
-        .unwrap_or_else(Utc::now)
-        + Duration::days(PERIOD_DAYS * i64::from(period.saturating_sub(1)))
+    // From noon (China time) of the period's first day, over its first 11 days. (A period the
+    // stage lacks gives games in 1970, which every check refuses.)
+    let opens_on = haixuan_opens_on(period).unwrap_or_default();
+    let start = Utc.from_utc_datetime(&opens_on.and_time(chrono::NaiveTime::MIN))
+        + Duration::hours(4)
         + Duration::seconds(i64::from(n) * 17 % (11 * 86_400));
     let length = Duration::seconds(300 + rng.below(1500) as i64);
     let ts = |t: chrono::DateTime<Utc>| {
@@ -313,6 +329,11 @@ pub async fn run(bench: IngestBench) -> anyhow::Result<()> {
         stage: "haixuan".into(),
         period: 1,
     };
+    anyhow::ensure!(
+        haixuan_opens_on(bench.periods.max(1)).is_some(),
+        "xiangqi-2022's 海选 has fewer than {} periods",
+        bench.periods
+    );
     for p in 1..=bench.periods.max(1) {
         let other = q::PeriodRef {
             period: p,

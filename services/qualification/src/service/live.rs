@@ -266,8 +266,13 @@ impl InFlight {
     /// Whether every value of the period in `after < value <= upto` is this process's write in
     /// progress.
     fn covers(&self, key: &PeriodKey, after: i64, upto: i64) -> bool {
-        let set = lock(&self.values);
-        upto - after <= 64 && (after + 1..=upto).all(|v| set.contains(&(key.clone(), v)))
+        if upto <= after {
+            return true;
+        }
+        // Values are distinct: all are there when as many are in the range as it spans.
+        let span = (key.clone(), after + 1)..=(key.clone(), upto);
+        upto - after <= 64
+            && lock(&self.values).range(span).count() == usize::try_from(upto - after).unwrap_or(0)
     }
 
     /// The period's latest committed change sequence value for a leaderboard read (see
@@ -415,6 +420,14 @@ async fn period_seq<C: ConnectionTrait>(db: &C, sql: &str, key: &PeriodKey) -> R
     Ok(row.map(|r| r.try_get_by_index::<i64>(0)).transpose()?)
 }
 
+/// The rows of the period's checkpoint.
+fn checkpoint_of(key: &PeriodKey) -> sea_orm::Condition {
+    sea_orm::Condition::all()
+        .add(checkpoint::Column::ChampionshipId.eq(&key.0))
+        .add(checkpoint::Column::Stage.eq(&key.1))
+        .add(checkpoint::Column::Period.eq(key.2 as i32))
+}
+
 /// The sequence value and time of the period's stored checkpoint of this build, if any.
 async fn stored_checkpoint<C: ConnectionTrait>(
     db: &C,
@@ -424,9 +437,7 @@ async fn stored_checkpoint<C: ConnectionTrait>(
         .select_only()
         .column(checkpoint::Column::Seq)
         .column(checkpoint::Column::TakenAt)
-        .filter(checkpoint::Column::ChampionshipId.eq(&key.0))
-        .filter(checkpoint::Column::Stage.eq(&key.1))
-        .filter(checkpoint::Column::Period.eq(key.2 as i32))
+        .filter(checkpoint_of(key))
         .filter(checkpoint::Column::Part.eq(0))
         .filter(checkpoint::Column::Format.eq(checkpoint_format()))
         .into_tuple::<(i64, chrono::DateTime<chrono::Utc>)>()
@@ -795,9 +806,7 @@ impl QualificationApi {
     ) -> Result<Option<LiveState>> {
         let started = std::time::Instant::now();
         let parts = checkpoint::Entity::find()
-            .filter(checkpoint::Column::ChampionshipId.eq(&key.0))
-            .filter(checkpoint::Column::Stage.eq(&key.1))
-            .filter(checkpoint::Column::Period.eq(key.2 as i32))
+            .filter(checkpoint_of(key))
             .order_by_asc(checkpoint::Column::Part)
             .all(&self.db)
             .await?;
@@ -847,12 +856,6 @@ impl QualificationApi {
         let Some(slot) = lock(&self.live).get(key).cloned() else {
             return Ok(false);
         };
-        let of_period = || {
-            sea_orm::Condition::all()
-                .add(checkpoint::Column::ChampionshipId.eq(&key.0))
-                .add(checkpoint::Column::Stage.eq(&key.1))
-                .add(checkpoint::Column::Period.eq(key.2 as i32))
-        };
         let format = checkpoint_format();
         let covered = |found: Option<(i64, chrono::DateTime<chrono::Utc>)>, seq: i64| {
             found.is_some_and(|(stored, at)| {
@@ -893,7 +896,7 @@ impl QualificationApi {
         let written = !covered(stored_checkpoint(&txn, key).await?, seq);
         if written {
             checkpoint::Entity::delete_many()
-                .filter(of_period())
+                .filter(checkpoint_of(key))
                 .exec(&txn)
                 .await?;
             let taken_at = chrono::Utc::now();
