@@ -81,8 +81,10 @@ pub struct QualificationApi {
     db: DatabaseConnection,
     registration: RegistrationServiceClient<Channel>,
     presets: Arc<Mutex<HashMap<String, Arc<Preset>>>>,
-    /// The periods this replica serves live (see `live`): exact as of their change sequence value.
-    live: Arc<Mutex<HashMap<PeriodKey, live::LiveSlot>>>,
+    /// The boards of the periods this replica serves live (see `live`).
+    live: Arc<Mutex<HashMap<PeriodKey, live::Board>>>,
+    /// No other process writes the database (the embedded suite): boards never poll it.
+    sole_writer: bool,
     /// platform -> account -> player, for accounts known to be linked (see `resolve`).
     linked: Arc<Mutex<HashMap<String, HashMap<String, String>>>>,
     /// championship -> players known to have entered its online qualifier.
@@ -96,24 +98,17 @@ pub struct QualificationApi {
     /// its notice): each write is checked against the whole round or list before it is stored
     /// (thousands of items, not millions).
     organizer_write: Arc<tokio::sync::Mutex<()>>,
-    /// Queues this process's ingest transactions (from `BEGIN` to `COMMIT`) in arrival order. The
-    /// database's counter row serializes them anyway, across replicas; queueing here first spares
-    /// SQLite's busy-wait sleeps.
-    ingest_write: Arc<tokio::sync::Mutex<()>>,
-    /// Queues the applying of committed ingest transactions to the live periods. Taken before
-    /// `ingest_write` is released (hand over hand), so commits are applied in sequence order and
-    /// readers rarely have anything to fetch, while the next transaction is already being stored.
-    ingest_apply: Arc<tokio::sync::Mutex<()>>,
-    /// Change sequence values this process's ingest has taken and not yet applied to its live
-    /// periods (see `live::InFlight`).
-    in_flight: live::InFlight,
+    /// On SQLite, which has one writer at a time, queues this process's ingest transactions (from
+    /// `BEGIN` to `COMMIT`), checkpoints and closes in arrival order, sparing SQLite's busy-wait
+    /// sleeps (see `write_queue`).
+    sqlite_writes: Arc<tokio::sync::Mutex<()>>,
     changes: broadcast::Sender<(String, pb::Change)>,
     /// Turns true when the process shuts down: open change streams end then, so a graceful
     /// shutdown never waits on a follower.
     shutdown: tokio::sync::watch::Receiver<bool>,
     metrics: Metrics,
     /// The runtime that serves requests, at normal priority (the one this was built on), where
-    /// ingest applies its commits to the live periods; `None` when built outside a runtime.
+    /// the boards run; `None` when built outside a runtime.
     requests: Option<tokio::runtime::Handle>,
 }
 
@@ -169,9 +164,8 @@ impl QualificationApi {
             preloaded: Arc::default(),
             advanced: Arc::default(),
             organizer_write: Arc::default(),
-            ingest_write: Arc::default(),
-            ingest_apply: Arc::default(),
-            in_flight: live::InFlight::default(),
+            sole_writer: false,
+            sqlite_writes: Arc::default(),
             changes,
             shutdown,
             metrics,
@@ -180,10 +174,20 @@ impl QualificationApi {
     }
 
     /// Declares this process the database's only writer (the embedded SQLite suite, which holds
-    /// the file's `qiwang_infra::db::SqliteClaim`): reads then take the change counter from memory.
+    /// the file's `qiwang_infra::db::SqliteClaim`): its boards learn every write from it and never
+    /// poll the database.
     pub fn sole_writer(mut self) -> Self {
-        self.in_flight = live::InFlight::new(true);
+        self.sole_writer = true;
         self
+    }
+
+    /// On SQLite, this process's turn to write (see `sqlite_writes`); on PostgreSQL, nothing: its
+    /// row locks order the writes that must be ordered, and the rest go on in parallel.
+    async fn write_queue(&self) -> Option<tokio::sync::OwnedMutexGuard<()>> {
+        match self.db.get_database_backend() {
+            sea_orm::DbBackend::Sqlite => Some(self.sqlite_writes.clone().lock_owned().await),
+            _ => None,
+        }
     }
 
     /// The tonic service, with every call authenticated by `verifier`.
@@ -606,7 +610,7 @@ impl QualificationApi {
         // change sequence value, taken in key order. Taking it locks the period's row until commit
         // (a period's writes are serialized, on every replica; a close waits for them) and finds
         // whether the period is still open: one closed since the check gains no game.
-        let queued = self.ingest_write.clone().lock_owned().await;
+        let queued = self.write_queue().await;
         let txn = self.db.begin().await?;
         let keys: std::collections::BTreeSet<PeriodKey> = accepted
             .iter()
@@ -614,10 +618,8 @@ impl QualificationApi {
             .map(|a| a.key.clone())
             .collect();
         let mut seqs: HashMap<PeriodKey, i64> = HashMap::new();
-        let mut in_flight = Vec::new();
         for key in keys {
             if let Some(seq) = live::next_seq(&txn, &key).await? {
-                in_flight.push(self.in_flight.take(&key, seq));
                 seqs.insert(key, seq);
             }
         }
@@ -724,34 +726,17 @@ impl QualificationApi {
                 }
             }
         }
-        txn.commit().await?;
-        for value in &mut in_flight {
-            value.committed();
+        if let Err(error) = txn.commit().await {
+            // It may have committed: the boards look.
+            self.tell_moved(seqs.into_keys().map(|key| (key, None)))
+                .await;
+            return Err(error.into());
         }
-        // The apply queue is joined before the write queue is left, so commits are applied in
-        // sequence order while the next transaction is stored. (Dropped before it is joined, this
-        // write is committed and not applied: the next read catches up from the database.)
-        let applying = self.ingest_apply.clone().lock_owned().await;
+        // Told in commit order (on SQLite; on PostgreSQL a board waits a moment for a notice
+        // that comes late), acknowledged once applied.
+        let applied = self.tell_applied(&seqs, committed);
         drop(queued);
-        // Applied in a task of its own: a partner hanging up must not stop it between slices.
-        // The apply queue and the in-flight value are held until the games are applied. On the
-        // request runtime, not the bulk lane: readers wait for the period while a slice is
-        // applied, and a bulk thread preempted while it holds the period would keep them waiting
-        // behind every thread of normal priority (priority inversion).
-        let api = self.clone();
-        let apply = async move {
-            api.apply_committed(&seqs, committed).await;
-            drop((applying, in_flight));
-        };
-        let applied = match &self.requests {
-            Some(requests) => requests.spawn(apply),
-            None => tokio::spawn(apply),
-        }
-        .await;
-        if let Err(e) = applied {
-            // Stored and committed all the same; the next read catches up from the database.
-            tracing::error!(error = %e, "applying committed games to the live periods failed");
-        }
+        applied.await;
         for outcome in &outcomes {
             let kind = match outcome {
                 Ok(ack) if ack.status == pb::AckStatus::Duplicate as i32 => "duplicate",
@@ -948,25 +933,17 @@ impl QualificationApi {
         } else {
             (!req.viewer_player_id.is_empty()).then(|| req.viewer_player_id.clone())
         };
-        let (live, _) = self
-            .live(&caller, &key, live::Freshness::Leaderboard(patience))
-            .await?;
-        let live = live
-            .as_ref()
-            .ok_or_else(|| QualificationError::NotFound("the period's standings".into()))?;
-        Ok(pb::LeaderboardPage {
-            rows: live
-                .period
+        let fresh = live::Freshness::Leaderboard(patience);
+        self.read(&caller, &key, fresh, move |period| pb::LeaderboardPage {
+            rows: period
                 .page(req.offset as usize, size)
                 .iter()
                 .map(row_to_pb)
                 .collect(),
-            total: u32::try_from(live.period.total()).unwrap_or(u32::MAX),
-            own: viewer
-                .and_then(|v| live.period.row(&v))
-                .as_ref()
-                .map(row_to_pb),
+            total: u32::try_from(period.total()).unwrap_or(u32::MAX),
+            own: viewer.and_then(|v| period.row(&v)).as_ref().map(row_to_pb),
         })
+        .await
     }
 
     async fn player_row_impl(
@@ -979,16 +956,15 @@ impl QualificationApi {
         if req.player_id.is_empty() {
             return Err(invalid("player_id", "is required"));
         }
-        let (live, _) = self
-            .live(&caller, &key, live::Freshness::Leaderboard(patience))
-            .await?;
-        live.as_ref()
-            .and_then(|l| l.period.row(&req.player_id))
-            .as_ref()
-            .map(row_to_pb)
-            .ok_or_else(|| {
-                QualificationError::NotFound(format!("player {} in this period", req.player_id))
-            })
+        let fresh = live::Freshness::Leaderboard(patience);
+        let player = req.player_id.clone();
+        self.read(&caller, &key, fresh, move |period| {
+            period.row(&player).as_ref().map(row_to_pb)
+        })
+        .await?
+        .ok_or_else(|| {
+            QualificationError::NotFound(format!("player {} in this period", req.player_id))
+        })
     }
 
     async fn set_period(
@@ -1099,9 +1075,10 @@ impl QualificationApi {
         let key = Self::period_key(Some(&req))?;
         // Atomic (R-ADV, issue 43): the period turns closed in the transaction that stores its
         // list, so a crash at any point leaves it open without a list or closed with all of it.
-        // Ingest is held back meanwhile: in this process by its queue, on other replicas by the
-        // period row this transaction locks (their ingest takes it shared, and finds it closed).
-        let ingest_paused = self.ingest_write.clone().lock_owned().await;
+        // Ingest of the period is held back meanwhile by the period row this transaction locks
+        // (ingest takes the row's next sequence value, and then finds it closed); on SQLite, this
+        // process's ingest waits in its queue first.
+        let ingest_paused = self.write_queue().await;
         let writer = qiwang_infra::db::for_large_write(&self.db).await?;
         let txn = writer.begin().await?;
         let row = period::Entity::find_by_id((key.0.clone(), key.1.clone(), key.2 as i32))
@@ -1336,11 +1313,10 @@ impl QualificationApi {
 
     /// Every player of a period as a cut candidate reaching `line` (the live period caught up).
     async fn field(&self, caller: &Caller, key: &PeriodKey, line: Option<i64>) -> Result<Field> {
-        let (live, _) = self.live(caller, key, live::Freshness::Exact).await?;
-        Ok(live
-            .as_ref()
-            .map(|l| l.period.candidates(line))
-            .unwrap_or_default())
+        self.read(caller, key, live::Freshness::Exact, move |period| {
+            period.candidates(line)
+        })
+        .await
     }
 
     /// A page of a frozen list: a closed period's, or with period 0 a knockout stage's.
@@ -1427,7 +1403,6 @@ impl QualificationApi {
                 "resets are taken only while the period is open",
             )
         })?;
-        let mut in_flight = self.in_flight.take(&key, seq);
         reset::Entity::insert(reset::ActiveModel {
             id: NotSet,
             championship_id: Set(key.0.clone()),
@@ -1451,7 +1426,7 @@ impl QualificationApi {
             .await?;
         }
         txn.commit().await?;
-        in_flight.committed();
+        self.tell_moved([(key, Some(seq))]).await;
         Ok(pb::ResetAck {
             at: Some(timestamp(at)),
         })
@@ -1479,10 +1454,6 @@ impl QualificationApi {
         let txn = self.db.begin().await?;
         // Every period of the championship moves: each board catches the verdict up.
         let seqs = live::next_seqs(&txn, &req.championship_id).await?;
-        let mut in_flight: Vec<_> = seqs
-            .iter()
-            .map(|(key, seq)| self.in_flight.take(key, *seq))
-            .collect();
         let seq = seqs.iter().map(|(_, seq)| *seq).max().unwrap_or(0);
         cancellation::Entity::insert(cancellation::ActiveModel {
             championship_id: Set(req.championship_id.clone()),
@@ -1511,9 +1482,8 @@ impl QualificationApi {
         )
         .await?;
         txn.commit().await?;
-        for value in &mut in_flight {
-            value.committed();
-        }
+        self.tell_moved(seqs.into_iter().map(|(key, seq)| (key, Some(seq))))
+            .await;
         Ok(pb::CancelResultsAck {})
     }
 }
@@ -1938,9 +1908,12 @@ type ChangeStream = Pin<Box<dyn Stream<Item = std::result::Result<pb::Change, St
 impl QualificationService for QualificationApi {
     async fn report_game(&self, request: Request<pb::GameReport>) -> Reply<pb::ReportAck> {
         let caller = auth::caller(&request)?;
-        let mut outcomes = self
-            .ingest(&caller, vec![request.into_inner()])
+        let (api, report) = (self.clone(), request.into_inner());
+        // In a task of its own: a caller hanging up never stops a write between its commit and
+        // its board's notice.
+        let mut outcomes = tokio::spawn(async move { api.ingest(&caller, vec![report]).await })
             .await
+            .map_err(|e| Status::from(QualificationError::from(e)))?
             .map_err(Status::from)?;
         match outcomes.pop() {
             Some(outcome) => reply(outcome),

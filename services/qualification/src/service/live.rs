@@ -1,29 +1,40 @@
-//! Live leaderboards (实时排行榜, R-ONL-9) without recomputing: each period a replica serves is a
-//! `qiwang_core::live::LivePeriod`, kept exact by the change sequence.
+//! Live leaderboards (实时排行榜, R-ONL-9): each period this replica serves is one task, the only
+//! writer of its board ([`Board`], a `qiwang_core::live::LivePeriod`), kept exact by the period's
+//! change sequence.
 //!
-//! Invariant: a [`LiveState`] holds exactly the period's standings over every stored item with
-//! `seq <= state.seq` (and every cheating verdict of its championship). Every write that changes
-//! a period's standings takes the next value of the period's own sequence (`seq` on its
-//! `qualification_periods` row; a verdict one of each period of its championship) inside its
-//! transaction: the row stays locked until commit, so a period's values become visible in order,
-//! and other periods' writes go on beside them. A read first takes the period's latest value as
-//! this process knows it ([`InFlight::current`]: exact for the embedded suite, within a bound for
-//! replicas; a period's close reads it exactly); when it moved, the replica applies the items
-//! with `state.seq < seq <= counter` — verdicts, resets and games one by one, or, for an item the
-//! core cannot apply exactly in place, by a recomputation from the database. In this process, the
-//! ingest path applies the games it has just committed itself, so reads after its own writes find
-//! nothing to fetch.
-//!
-//! A period first read after a start is its latest checkpoint (`qualification_checkpoints`,
-//! written every `qualification.checkpoint_every_secs` and at a graceful shutdown) caught up the
-//! same way; without one, an empty period caught up from the first stored item.
+//! - **The sequence.** Every write that changes a period's standings takes the next value of the
+//!   period's own sequence (`seq` on its `qualification_periods` row; a verdict takes one of every
+//!   period of its championship) inside its transaction. The row stays locked until commit, so a
+//!   period's values commit in order and without holes, and other periods' writes go on beside.
+//! - **The board.** It holds exactly the standings over every stored item with `seq <= state.seq`
+//!   (and every verdict of its championship). Its inbox takes this process's committed games
+//!   ([`Notice::Applied`], applied in slices of [`APPLY_SLICE`] with the inbox read between
+//!   them), other writes ([`Notice::Moved`]: fetched from the database), reads (closures run on
+//!   the board) and checkpoints. Values it has not been given (another replica's, or a notice
+//!   that never came) it fetches from the database: at once when a read or a write waits for
+//!   them, otherwise after [`GAP_WAIT`].
+//! - **Acknowledgements.** A write is acknowledged once its board has applied it (or, if the
+//!   board is busy past [`APPLY_WAIT`], once the board knows reads must wait for it), so a read
+//!   after an acknowledgement sees the write. A read is served between slices without the writes
+//!   still being applied: none of them has been acknowledged.
+//! - **Replicas.** When replicas share the database (PostgreSQL), a board also reads its period's
+//!   sequence every [`SHARED_POLL`] and fetches what other replicas committed.
+//! - **Restarts.** A board starts from its period's latest checkpoint (`qualification_checkpoints`,
+//!   written every `qualification.checkpoint_every_secs` and at a graceful shutdown), then fetches
+//!   the tail; without one, from the first stored item. Until it is ready, reads answer
+//!   `UNAVAILABLE` with a retry hint once their patience ([`patience`]) is spent; the board goes
+//!   on whoever asked.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
 
 use qiwang_core::live::{Applied, LivePeriod, ResetApplied};
 use qiwang_core::scoring::{CountedResult, Side};
 use sea_orm::{DbBackend, Statement};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 
 use super::*;
 use crate::entity::{cancellation, checkpoint, game, period, reset};
@@ -49,6 +60,21 @@ impl GamePages {
     }
 }
 
+/// Games a board applies between two looks at its inbox: a read waits for at most this many
+/// (about 0.2 ms at a million players, where the core takes 10-16 µs a game).
+const APPLY_SLICE: usize = 16;
+
+/// How long a writer waits for its board to apply its write before acknowledging it anyway (the
+/// board then holds reads back until it has applied it).
+const APPLY_WAIT: Duration = Duration::from_millis(100);
+
+/// How long a board waits for a notice of a sequence value it knows committed before it fetches
+/// the value from the database (a notice of this process's may come a moment after a later one).
+const GAP_WAIT: Duration = Duration::from_millis(20);
+
+/// How often a board whose database is shared with other replicas reads its period's sequence.
+const SHARED_POLL: Duration = Duration::from_millis(50);
+
 /// A checkpoint's rows hold parts of at most this many bytes.
 const CHECKPOINT_PART: usize = 4 << 20;
 
@@ -58,25 +84,10 @@ fn checkpoint_format() -> String {
     format!("qiwang {} live", env!("CARGO_PKG_VERSION"))
 }
 
-/// Games applied to a period between two releases of its lock: a reader waits for at most this
-/// many (about 0.2 ms at a million players, where the core takes 10-16 µs a game), not for a whole
-/// group of 2,000. 16 → 4 did not measurably change the own row's p99 on PostgreSQL (3.6 ms against
-/// 3.4-3.8 ms, 1.5 million games). At a million
-/// players and games, 128 → 16 took the page's p99 from 7.8 to 5.6 ms and the own row's from 5.2
-/// to 3.7 ms (`qiwang bench ingest`, when the slices were applied on the bulk lane).
-///
-/// Ingest applies its slices on the request runtime, not on the bulk lane (`qiwang_infra::lane`),
-/// and yields to that runtime's other tasks between two slices. A bulk thread preempted while it
-/// held the period kept readers waiting behind every thread of normal priority. Applying on the
-/// request runtime took the own row's p99 from 2.9–3.3 to 1.7–1.9 ms (1,000,000 players,
-/// 1–2 million games, SQLite; measured before the bench's reader was fixed to read a player who
-/// has a row: with it, SQLite's p99 at 5 million games is 2.0–2.1 ms).
-const APPLY_SLICE: usize = 16;
-
-/// How long a leaderboard read waits for its period to be brought current (a rebuild after a
-/// restart can take seconds) before it answers `UNAVAILABLE` with [`RETRY_AFTER`] as its hint:
-/// what the client's deadline leaves after a margin for the answer's way back, and never more
-/// than [`READ_PATIENCE`].
+/// How long a leaderboard read waits for its board (a start from a checkpoint or a rebuild can
+/// take seconds) before it answers `UNAVAILABLE` with [`RETRY_AFTER`] as its hint: what the
+/// client's deadline leaves after a margin for the answer's way back, and never more than
+/// [`READ_PATIENCE`].
 pub(super) fn patience(client_timeout: Option<Duration>) -> Duration {
     client_timeout.map_or(READ_PATIENCE, |t| {
         t.saturating_sub(ANSWER_MARGIN).min(READ_PATIENCE)
@@ -84,257 +95,448 @@ pub(super) fn patience(client_timeout: Option<Duration>) -> Duration {
 }
 const READ_PATIENCE: Duration = Duration::from_secs(3);
 const ANSWER_MARGIN: Duration = Duration::from_millis(200);
-/// The retry hint of a read that found its period being rebuilt.
+/// The retry hint of a read that found its board not ready.
 const RETRY_AFTER: Duration = Duration::from_millis(500);
 
-/// One period as this replica knows it.
+/// A board's standings and the sequence value they cover.
 pub(super) struct LiveState {
     pub period: LivePeriod,
     /// Every item with a sequence value up to this one is applied.
     pub seq: i64,
-    /// This process's ingest is applying the games of this sequence value (`seq + 1`) slice by
-    /// slice: some are applied, the rest follow. Readers may serve the period meanwhile only when
-    /// they may omit that write in progress; anything else waits for the slices to finish.
-    pub applying: Option<i64>,
-    /// The sequence value of the latest checkpoint known stored of this period (see
-    /// [`QualificationApi::checkpoint`]); 0 for none.
+    /// The sequence value of the latest checkpoint known stored of this period; 0 for none.
     pub checkpointed: i64,
 }
 
-/// How current a period read must be.
+/// How current a read must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Freshness {
-    /// A leaderboard: this replica's acknowledged writes, and other replicas' within a bound
-    /// ([`InFlight::current`]). It waits for a period being brought current at most this long
-    /// (see [`patience`]).
+    /// A leaderboard: every acknowledged write of this replica, other replicas' within about
+    /// [`SHARED_POLL`]. It waits for a board that is not ready at most this long.
     Leaderboard(Duration),
-    /// Every committed write (a period's close).
+    /// Every committed write (a period's close), however long that takes.
     Exact,
 }
 
-pub(super) type LiveSlot = Arc<tokio::sync::Mutex<Option<LiveState>>>;
+/// A read run on the board: `None` when the board could not be brought current (logged).
+type ReadFn = Box<dyn FnOnce(Option<&LivePeriod>) + Send>;
 
-/// The change sequence values this process's writes have taken and not yet completed, per period:
-/// from `next_seq` inside the transaction until ingest has applied its games to the live periods
-/// after the commit (a reset or a verdict: until its commit), or the transaction is given up (its
-/// value then was never committed and is taken again). A write is acknowledged only after that, so
-/// a read may serve a period without these values: they are writes in progress, not yet complete.
-/// Values from anywhere else — another replica, or this process's completed writes — are never in
-/// here and are caught up first.
+/// What a board's inbox takes.
+enum Notice {
+    /// This process committed these games at `seq`; `done` once they are applied.
+    Applied {
+        seq: i64,
+        games: Vec<PeriodGame>,
+        done: oneshot::Sender<()>,
+    },
+    /// Another write committed at `seq` (`None`: a write that may have committed; the board
+    /// reads the period's sequence): fetched from the database, then `done`.
+    Moved {
+        seq: Option<i64>,
+        done: Option<oneshot::Sender<()>>,
+    },
+    /// Run `read` once every value up to `need` is applied.
+    Read { need: i64, read: ReadFn },
+    /// The period's sequence as read from the database (replicas).
+    Seen(i64),
+    /// Write a checkpoint unless one as new, or one taken less than `recent` ago, is stored.
+    Checkpoint {
+        recent: Duration,
+        done: oneshot::Sender<Result<bool>>,
+    },
+    /// A checkpoint of `seq` was stored.
+    Checkpointed(i64),
+}
+
+/// What waits for a board to reach a sequence value.
+enum Waiter {
+    Read(ReadFn),
+    Done(oneshot::Sender<()>),
+}
+
+impl Waiter {
+    fn answer(self, period: Option<&LivePeriod>) {
+        match self {
+            Waiter::Read(read) => read(period),
+            Waiter::Done(done) => {
+                let _ = done.send(());
+            }
+        }
+    }
+}
+
+/// The handle of a period's board: the inbox of the task that owns it.
 #[derive(Clone)]
-pub(super) struct InFlight {
-    values: Arc<Mutex<std::collections::BTreeSet<(PeriodKey, i64)>>>,
-    known: Arc<Known>,
+pub(super) struct Board {
+    inbox: mpsc::UnboundedSender<Notice>,
+    /// The highest sequence value acknowledged before the board applied it (see [`APPLY_WAIT`]):
+    /// reads wait until the board has.
+    acked: Arc<AtomicI64>,
 }
 
-impl Default for InFlight {
-    fn default() -> Self {
-        InFlight::new(false)
-    }
-}
-
-/// How long a replica that shares its database may serve a leaderboard from a change counter read
-/// earlier, at most: other replicas' writes acknowledged this long before a read are in it.
-const SHARED_SERVE_WITHIN: Duration = Duration::from_millis(100);
-/// A counter read this long ago is read again in the background by the next read, which does not
-/// wait for it.
-const SHARED_REFRESH_AFTER: Duration = Duration::from_millis(10);
-
-/// The latest committed change sequence value of each period, as this process knows it.
-///
-/// - When this process is the database's only writer (the embedded SQLite suite holds the file's
-///   claim, `qiwang_infra::db::claim_sqlite`), every value is taken by this process's own writes,
-///   so a read never asks the database: it knows every committed value. A write that ends without
-///   knowing whether it committed (failed or abandoned midway) marks its period's counter stale,
-///   and the next read asks the database again.
-/// - When replicas share the database (PostgreSQL), a read serves the counter as read at most
-///   [`SHARED_SERVE_WITHIN`] ago, raised by this replica's own commits as they happen: a replica
-///   shows its own acknowledged writes at once and other replicas' within that bound. A read that
-///   finds the counter older than [`SHARED_REFRESH_AFTER`] has it read again in the background;
-///   one that finds it older than the bound reads it itself. Without this, every leaderboard read
-///   waited for one more query on a database busy with ingest: at a million players the page's
-///   p99 was 9.1 ms with it and 5.0-5.5 ms without it (`qiwang bench ingest` on PostgreSQL).
-///   A period's close does not use it: it reads the counter ([`InFlight::exact`]).
-struct Known {
-    sole_writer: bool,
-    periods: Mutex<HashMap<PeriodKey, KnownPeriod>>,
-    serve_within: Duration,
-    refresh_after: Duration,
-}
-
-/// One period's counter as known: never read (absent), or read at `read_at` (raised since by
-/// this process's commits).
-struct KnownPeriod {
-    latest: i64,
-    /// Sole writer: `latest` may miss a commit; ask the database.
-    stale: bool,
-    /// Shared: when the counter was last read (its query's start).
-    read_at: Option<Instant>,
-    /// Shared: a background read is under way.
-    refreshing: bool,
-}
-
-impl Known {
-    /// Reads the period's counter from the database and keeps it (never lowering what is known).
-    async fn read(&self, db: &DatabaseConnection, key: &PeriodKey) -> Result<i64> {
-        let started = Instant::now();
-        let seq = current_seq(db, key).await?;
-        let mut periods = lock(&self.periods);
-        let known = periods.entry(key.clone()).or_insert(KnownPeriod {
-            latest: seq,
-            stale: false,
-            read_at: None,
-            refreshing: false,
-        });
-        known.latest = known.latest.max(seq);
-        known.read_at = known.read_at.max(Some(started));
-        Ok(known.latest)
-    }
-
-    fn mark_stale(&self, key: &PeriodKey) {
-        if let Some(known) = lock(&self.periods).get_mut(key) {
-            known.stale = true;
-        }
-    }
-
-    fn raise(&self, key: &PeriodKey, seq: i64) {
-        if let Some(known) = lock(&self.periods).get_mut(key) {
-            known.latest = known.latest.max(seq);
+impl Board {
+    /// Waits for the board to apply `seq`, or for [`APPLY_WAIT`]; afterwards, reads on this board
+    /// see the write either way.
+    async fn settle(&self, seq: i64, done: oneshot::Receiver<()>) {
+        if tokio::time::timeout(APPLY_WAIT, done).await.is_err() {
+            self.acked.fetch_max(seq, Ordering::SeqCst);
         }
     }
 }
 
-/// Holds one value in [`InFlight`] until dropped.
-pub(super) struct InFlightValue {
-    set: InFlight,
-    key: PeriodKey,
+/// A write being applied slice by slice.
+struct Applying {
     seq: i64,
-    committed: bool,
+    games: Vec<PeriodGame>,
+    next: usize,
+    /// Players its games eliminated so far (told to followers once it is applied).
+    eliminated: Vec<String>,
 }
 
-impl InFlightValue {
-    /// The transaction that took the value has committed.
-    pub(super) fn committed(&mut self) {
-        self.set.known.raise(&self.key, self.seq);
-        self.committed = true;
-    }
+/// The task that owns a period's board.
+struct Actor {
+    api: QualificationApi,
+    key: PeriodKey,
+    rules: OnlineRules,
+    days: PeriodDays,
+    /// `None` until first brought current (or after a failure).
+    state: Option<LiveState>,
+    /// The highest sequence value known committed.
+    known: i64,
+    /// This process's committed games not yet applied, by sequence value.
+    pending: BTreeMap<i64, Vec<PeriodGame>>,
+    applying: Option<Applying>,
+    /// What waits for a sequence value; `urgent` ones have the board fetch it at once.
+    waiters: Vec<(i64, Waiter, bool)>,
+    /// Since when the board has known of a value it was given no notice of.
+    gap_since: Option<Instant>,
+    checkpoint: Option<(Duration, oneshot::Sender<Result<bool>>)>,
+    me: mpsc::WeakUnboundedSender<Notice>,
 }
 
-impl Drop for InFlightValue {
-    fn drop(&mut self) {
-        if !self.committed {
-            // Given up, or dropped during the commit: whether it committed is not known here.
-            // (A replica sharing the database reads the counter again within its bound anyway.)
-            self.set.known.mark_stale(&self.key);
-        }
-        lock(&self.set.values).remove(&(std::mem::take(&mut self.key), self.seq));
-    }
-}
-
-impl InFlight {
-    /// `sole_writer`: no other process writes this database (see [`Known`]).
-    pub(super) fn new(sole_writer: bool) -> InFlight {
-        InFlight::with_bounds(sole_writer, SHARED_SERVE_WITHIN, SHARED_REFRESH_AFTER)
+impl Actor {
+    fn seq(&self) -> Option<i64> {
+        self.state.as_ref().map(|s| s.seq)
     }
 
-    fn with_bounds(sole_writer: bool, serve_within: Duration, refresh_after: Duration) -> InFlight {
-        InFlight {
-            values: Arc::default(),
-            known: Arc::new(Known {
-                sole_writer,
-                periods: Mutex::default(),
-                serve_within,
-                refresh_after,
-            }),
-        }
-    }
-
-    pub(super) fn take(&self, key: &PeriodKey, seq: i64) -> InFlightValue {
-        lock(&self.values).insert((key.clone(), seq));
-        InFlightValue {
-            set: self.clone(),
-            key: key.clone(),
-            seq,
-            committed: false,
-        }
-    }
-
-    fn holds(&self, key: &PeriodKey, seq: i64) -> bool {
-        lock(&self.values).contains(&(key.clone(), seq))
-    }
-
-    /// Whether every value of the period in `after < value <= upto` is this process's write in
-    /// progress.
-    fn covers(&self, key: &PeriodKey, after: i64, upto: i64) -> bool {
-        if upto <= after {
-            return true;
-        }
-        // Values are distinct: all are there when as many are in the range as it spans.
-        let span = (key.clone(), after + 1)..=(key.clone(), upto);
-        upto - after <= 64
-            && lock(&self.values).range(span).count() == usize::try_from(upto - after).unwrap_or(0)
-    }
-
-    /// The period's latest committed change sequence value for a leaderboard read (see
-    /// [`Known`]).
-    async fn current(&self, db: &DatabaseConnection, key: &PeriodKey) -> Result<i64> {
-        let known = &self.known;
-        if known.sole_writer {
-            return self.exact(db, key).await;
-        }
-        let (age, latest, refresh) = {
-            let mut periods = lock(&known.periods);
-            match periods.get_mut(key) {
-                Some(k) => {
-                    let age = k.read_at.map(|at| at.elapsed());
-                    let refresh = age
-                        .is_some_and(|a| a > known.refresh_after && a <= known.serve_within)
-                        && !std::mem::replace(&mut k.refreshing, true);
-                    (age, k.latest, refresh)
+    async fn run(mut self, mut inbox: mpsc::UnboundedReceiver<Notice>) {
+        loop {
+            loop {
+                match inbox.try_recv() {
+                    Ok(message) => self.take(message).await,
+                    Err(mpsc::error::TryRecvError::Empty) => break,
+                    Err(mpsc::error::TryRecvError::Disconnected) => return,
                 }
-                None => (None, 0, false),
+            }
+            self.answer();
+            if self.applying.is_some() {
+                self.apply_slice();
+                // The other tasks of the runtime go on between slices too.
+                tokio::task::yield_now().await;
+                continue;
+            }
+            if self.checkpoint.is_some() {
+                self.take_checkpoint().await;
+                continue;
+            }
+            if let Some(seq) = self.seq()
+                && let Some(games) = self.pending.remove(&(seq + 1))
+            {
+                self.start_applying(seq + 1, games);
+                continue;
+            }
+            let behind = match self.seq() {
+                Some(seq) => self.known > seq,
+                None => !self.waiters.is_empty(),
+            };
+            if !behind {
+                self.gap_since = None;
+            } else {
+                let since = *self.gap_since.get_or_insert_with(Instant::now);
+                let seq = self.seq().unwrap_or(i64::MIN);
+                let urgent = self.state.is_none()
+                    || self.waiters.iter().any(|(need, _, u)| *u && *need > seq)
+                    || since.elapsed() >= GAP_WAIT;
+                if urgent {
+                    self.bring_current().await;
+                    continue;
+                }
+            }
+            let message = match self.gap_since {
+                Some(since) => tokio::select! {
+                    m = inbox.recv() => m,
+                    () = tokio::time::sleep_until(since + GAP_WAIT) => continue,
+                },
+                None => inbox.recv().await,
+            };
+            match message {
+                Some(message) => self.take(message).await,
+                None => return,
+            }
+        }
+    }
+
+    async fn take(&mut self, message: Notice) {
+        match message {
+            Notice::Applied { seq, games, done } => {
+                self.known = self.known.max(seq);
+                match self.seq() {
+                    Some(at) if seq > at => {
+                        self.pending.insert(seq, games);
+                        self.waiters.push((seq, Waiter::Done(done), false));
+                    }
+                    // Already fetched from the database; or no board yet, which will fetch it.
+                    _ => drop(done),
+                }
+            }
+            Notice::Moved { seq, done } => {
+                let seq = match seq {
+                    Some(seq) => Some(seq),
+                    None => current_seq(&self.api.db, &self.key)
+                        .await
+                        .inspect_err(|error| tracing::warn!(%error, "reading a period's sequence"))
+                        .ok(),
+                };
+                if let Some(seq) = seq {
+                    self.known = self.known.max(seq);
+                    if let Some(done) = done
+                        && self.seq().is_some_and(|at| seq > at)
+                    {
+                        self.waiters.push((seq, Waiter::Done(done), true));
+                    }
+                }
+            }
+            Notice::Read { need, read } => {
+                self.known = self.known.max(need);
+                self.waiters.push((need, Waiter::Read(read), true));
+            }
+            Notice::Seen(seq) => self.known = self.known.max(seq),
+            Notice::Checkpoint { recent, done } => {
+                if let Some((_, earlier)) = self.checkpoint.replace((recent, done)) {
+                    let _ = earlier.send(Ok(false));
+                }
+            }
+            Notice::Checkpointed(seq) => {
+                if let Some(state) = self.state.as_mut() {
+                    state.checkpointed = state.checkpointed.max(seq);
+                }
+            }
+        }
+    }
+
+    /// Answers what waits for a value the board has reached.
+    fn answer(&mut self) {
+        let Some(state) = self.state.as_ref() else {
+            return;
+        };
+        let mut i = 0;
+        while i < self.waiters.len() {
+            if self.waiters[i].0 <= state.seq {
+                self.waiters.swap_remove(i).1.answer(Some(&state.period));
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn start_applying(&mut self, seq: i64, mut games: Vec<PeriodGame>) {
+        games.sort_by(|a, b| (a.facts.ended_at, &a.id).cmp(&(b.facts.ended_at, &b.id)));
+        if let Some(state) = self.state.as_mut() {
+            state
+                .period
+                .reserve_players(self.api.entrants_known(&self.key.0));
+        }
+        self.gap_since = None;
+        self.applying = Some(Applying {
+            seq,
+            games,
+            next: 0,
+            eliminated: Vec::new(),
+        });
+    }
+
+    fn apply_slice(&mut self) {
+        let (Some(state), Some(applying)) = (self.state.as_mut(), self.applying.as_mut()) else {
+            self.applying = None;
+            return;
+        };
+        let end = (applying.next + APPLY_SLICE).min(applying.games.len());
+        for g in &applying.games[applying.next..end] {
+            // Applied in place, a game eliminates only a side it charges an escape, and only by
+            // itself (a move of an elimination needs a rebuild), so asking that side is the same
+            // as asking every side before and after.
+            match state.period.apply_game(g) {
+                Applied::NeedsRebuild(_) => {
+                    // Partly applied: the board starts over from the database.
+                    self.state = None;
+                    self.applying = None;
+                    self.pending.clear();
+                    return;
+                }
+                Applied::Counted(outcome) => {
+                    for (p, side) in [
+                        (&g.first_player, Side::First),
+                        (&g.second_player, Side::Second),
+                    ] {
+                        if outcome.side(side).result == CountedResult::Escape
+                            && state.period.eliminated_by(p, &g.id)
+                        {
+                            applying.eliminated.push(p.clone());
+                        }
+                    }
+                }
+                Applied::NotCounted(_) => {}
+            }
+        }
+        applying.next = end;
+        if end < applying.games.len() {
+            return;
+        }
+        state.seq = applying.seq;
+        let key = &self.key;
+        for player in std::mem::take(&mut applying.eliminated) {
+            let _ = self.api.changes.send((
+                key.0.clone(),
+                pb::Change {
+                    kind: Some(pb::change::Kind::Eliminated(pb::PlayerEliminated {
+                        player_id: player,
+                        reason: "eliminated by escapes (R-ONL-3)".into(),
+                    })),
+                    at: Some(period_ref(key)),
+                },
+            ));
+        }
+        self.applying = None;
+    }
+
+    /// Fetches from the database what the board was given no notice of: up to the first value it
+    /// holds the games of, or the highest one known; the board from its checkpoint or rebuilt
+    /// first when there is none.
+    async fn bring_current(&mut self) {
+        self.gap_since = None;
+        let mut target = match self.pending.keys().next() {
+            Some(&first) => first - 1,
+            None => self.known,
+        };
+        if self.state.is_none() {
+            match current_seq(&self.api.db, &self.key).await {
+                Ok(seq) => target = target.max(seq),
+                Err(error) => return self.failed(&error),
+            }
+        }
+        let state = self.state.take();
+        match self
+            .api
+            .bring_current(&self.key, state, target, self.rules, self.days)
+            .await
+        {
+            Ok(state) => {
+                self.known = self.known.max(state.seq);
+                self.pending = self.pending.split_off(&(state.seq + 1));
+                self.state = Some(state);
+            }
+            Err(error) => self.failed(&error),
+        }
+    }
+
+    /// The board could not be brought current: what waits is told, and the board starts over
+    /// on the next read.
+    fn failed(&mut self, error: &dyn std::fmt::Display) {
+        let key = &self.key;
+        tracing::error!(championship = %key.0, stage = %key.1, period = key.2, %error, "a live board could not be brought current");
+        self.state = None;
+        self.pending.clear();
+        for (_, waiter, _) in self.waiters.drain(..) {
+            waiter.answer(None);
+        }
+    }
+
+    async fn take_checkpoint(&mut self) {
+        let Some((recent, done)) = self.checkpoint.take() else {
+            return;
+        };
+        let encoded = match self.encode_checkpoint(recent).await {
+            Ok(Some(encoded)) => encoded,
+            other => {
+                let _ = done.send(other.map(|_| false));
+                return;
             }
         };
-        match age {
-            Some(age) if age <= known.refresh_after => Ok(latest),
-            Some(age) if age <= known.serve_within => {
-                if refresh {
-                    let (known, db, key) = (known.clone(), db.clone(), key.clone());
-                    tokio::spawn(async move {
-                        if let Err(error) = known.read(&db, &key).await {
-                            tracing::warn!(%error, "reading a period's change counter in the background");
-                        }
-                        if let Some(k) = lock(&known.periods).get_mut(&key) {
-                            k.refreshing = false;
-                        }
-                    });
-                }
-                Ok(latest)
+        // Stored by a task of its own: the board goes on meanwhile.
+        let (api, key, me) = (self.api.clone(), self.key.clone(), self.me.clone());
+        tokio::spawn(async move {
+            let (seq, bytes) = encoded;
+            let written = api.store_checkpoint(&key, seq, &bytes, recent).await;
+            if let (Ok(true), Some(me)) = (&written, me.upgrade()) {
+                let _ = me.send(Notice::Checkpointed(seq));
             }
-            _ => known.read(db, key).await,
-        }
+            let _ = done.send(written);
+        });
     }
 
-    /// The period's latest committed change sequence value, exactly: from memory when this
-    /// process is the only writer and the value is known, otherwise from the database.
-    async fn exact(&self, db: &DatabaseConnection, key: &PeriodKey) -> Result<i64> {
-        let known = &self.known;
-        if known.sole_writer {
-            let mut periods = lock(&known.periods);
-            if let Some(k) = periods.get_mut(key) {
-                if !k.stale {
-                    return Ok(k.latest);
-                }
-                // Cleared before reading: a write that goes stale meanwhile marks it again.
-                k.stale = false;
-            }
+    /// The board encoded, when it moved since its last checkpoint and none as new (or one taken
+    /// less than `recent` ago, by another replica) is stored. Reads wait meanwhile (a national
+    /// period takes a fraction of a second, see `docs/performance.md`).
+    async fn encode_checkpoint(&mut self, recent: Duration) -> Result<Option<(i64, Vec<u8>)>> {
+        let seq = match &self.state {
+            Some(state) if state.seq > state.checkpointed => state.seq,
+            _ => return Ok(None),
+        };
+        if covered(
+            stored_checkpoint(&self.api.db, &self.key).await?,
+            seq,
+            recent,
+        ) {
+            return Ok(None);
         }
-        match known.read(db, key).await {
-            Ok(seq) => Ok(seq),
-            Err(e) => {
-                known.mark_stale(key);
-                Err(e)
+        let Some(state) = self.state.take() else {
+            return Ok(None);
+        };
+        let (state, bytes) = tokio::task::spawn_blocking(move || {
+            let bytes = state.period.checkpoint();
+            (state, bytes)
+        })
+        .await?;
+        self.state = Some(state);
+        Ok(Some((seq, bytes)))
+    }
+}
+
+/// Whether a stored checkpoint (its sequence value and time) makes one of `seq` needless.
+fn covered(
+    found: Option<(i64, chrono::DateTime<chrono::Utc>)>,
+    seq: i64,
+    recent: Duration,
+) -> bool {
+    found.is_some_and(|(stored, at)| {
+        stored >= seq
+            || chrono::Utc::now()
+                .signed_duration_since(at)
+                .to_std()
+                .is_ok_and(|age| age < recent)
+    })
+}
+
+/// Reads the period's sequence every [`SHARED_POLL`] for its board, while the board lives.
+async fn poll_sequence(
+    db: DatabaseConnection,
+    key: PeriodKey,
+    board: mpsc::WeakUnboundedSender<Notice>,
+) {
+    let mut tick = tokio::time::interval(SHARED_POLL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let seen = current_seq(&db, &key).await;
+        let Some(board) = board.upgrade() else {
+            return;
+        };
+        match seen {
+            Ok(seq) => {
+                if board.send(Notice::Seen(seq)).is_err() {
+                    return;
+                }
             }
+            Err(error) => tracing::warn!(%error, "reading a period's sequence"),
         }
     }
 }
@@ -464,8 +666,143 @@ pub(super) fn period_game(row: &game::Model) -> Result<PeriodGame> {
 }
 
 impl QualificationApi {
-    fn live_slot(&self, key: &PeriodKey) -> LiveSlot {
-        lock(&self.live).entry(key.clone()).or_default().clone()
+    /// The period's board, started (on the request runtime) if this replica has none yet.
+    async fn board(&self, caller: &Caller, key: &PeriodKey) -> Result<Board> {
+        if let Some(board) = lock(&self.live).get(key) {
+            return Ok(board.clone());
+        }
+        let preset = self.preset(caller, &key.0).await?;
+        let (rules, days) = Self::period_rules(&preset, key)?;
+        let mut boards = lock(&self.live);
+        if let Some(board) = boards.get(key) {
+            return Ok(board.clone());
+        }
+        let (inbox, messages) = mpsc::unbounded_channel();
+        let board = Board {
+            inbox,
+            acked: Arc::default(),
+        };
+        let actor = Actor {
+            api: self.clone(),
+            key: key.clone(),
+            rules,
+            days,
+            state: None,
+            known: 0,
+            pending: BTreeMap::new(),
+            applying: None,
+            waiters: Vec::new(),
+            gap_since: None,
+            checkpoint: None,
+            me: board.inbox.downgrade(),
+        };
+        let spawn = |task| match &self.requests {
+            Some(requests) => drop(requests.spawn(task)),
+            None => drop(tokio::spawn(task)),
+        };
+        spawn(Box::pin(actor.run(messages)) as Pin<Box<dyn Future<Output = ()> + Send>>);
+        if !self.sole_writer {
+            let poll = poll_sequence(self.db.clone(), key.clone(), board.inbox.downgrade());
+            spawn(Box::pin(poll));
+        }
+        boards.insert(key.clone(), board.clone());
+        Ok(board)
+    }
+
+    /// Runs `read` on the period's board once it is as current as `fresh` asks. A leaderboard
+    /// read that its board cannot answer within its patience answers `UNAVAILABLE` with a retry
+    /// hint; the board goes on bringing itself current.
+    pub(super) async fn read<R: Send + 'static>(
+        &self,
+        caller: &Caller,
+        key: &PeriodKey,
+        fresh: Freshness,
+        read: impl FnOnce(&LivePeriod) -> R + Send + 'static,
+    ) -> Result<R> {
+        let board = self.board(caller, key).await?;
+        let need = match fresh {
+            Freshness::Leaderboard(_) => board.acked.load(Ordering::SeqCst),
+            Freshness::Exact => current_seq(&self.db, key).await?,
+        };
+        let (tx, rx) = oneshot::channel();
+        let read: ReadFn = Box::new(move |period| {
+            let _ = tx.send(period.map(read));
+        });
+        let not_ready = || QualificationError::Warming {
+            what: format!("the leaderboard of {} period {}", key.1, key.2),
+            retry_after: RETRY_AFTER,
+        };
+        board
+            .inbox
+            .send(Notice::Read { need, read })
+            .map_err(|_| not_ready())?;
+        let answer = match fresh {
+            Freshness::Leaderboard(patience) => tokio::time::timeout(patience, rx)
+                .await
+                .map_err(|_| not_ready())?,
+            Freshness::Exact => rx.await,
+        };
+        answer.ok().flatten().ok_or_else(not_ready)
+    }
+
+    /// Tells the boards this process serves of games it committed, each period's at the sequence
+    /// value in `seqs`; the future returned settles once they are applied (see [`Board::settle`]).
+    /// Sent in commit order: the caller holds the write queue.
+    pub(super) fn tell_applied(
+        &self,
+        seqs: &HashMap<PeriodKey, i64>,
+        games: Vec<(PeriodKey, PeriodGame)>,
+    ) -> impl Future<Output = ()> + use<> {
+        let mut by_period: HashMap<PeriodKey, Vec<PeriodGame>> = HashMap::new();
+        for (key, g) in games {
+            by_period.entry(key).or_default().push(g);
+        }
+        let boards = lock(&self.live);
+        let mut settling = Vec::new();
+        for (key, &seq) in seqs {
+            if let Some(board) = boards.get(key) {
+                let (done, applied) = oneshot::channel();
+                let games = by_period.remove(key).unwrap_or_default();
+                if board
+                    .inbox
+                    .send(Notice::Applied { seq, games, done })
+                    .is_ok()
+                {
+                    settling.push((board.clone(), seq, applied));
+                }
+            }
+        }
+        async move {
+            for (board, seq, applied) in settling {
+                board.settle(seq, applied).await;
+            }
+        }
+    }
+
+    /// Tells the boards of a write that committed at these sequence values (`None`: may have
+    /// committed) and settles once they have fetched it.
+    pub(super) async fn tell_moved(
+        &self,
+        seqs: impl IntoIterator<Item = (PeriodKey, Option<i64>)>,
+    ) {
+        let mut settling = Vec::new();
+        {
+            let boards = lock(&self.live);
+            for (key, seq) in seqs {
+                if let Some(board) = boards.get(&key) {
+                    let (done, moved) = oneshot::channel();
+                    let done = seq.is_some().then_some(done);
+                    if board.inbox.send(Notice::Moved { seq, done }).is_ok()
+                        && let Some(seq) = seq
+                    {
+                        settling.push((board.clone(), seq, moved));
+                    }
+                }
+            }
+        }
+        for (board, seq, moved) in settling {
+            board.settle(seq, moved).await;
+        }
     }
 
     /// The period's online rules and days.
@@ -494,88 +831,8 @@ impl QualificationApi {
         ))
     }
 
-    /// The period, current as of the change counter now (as `fresh` asks), locked for the caller.
-    ///
-    /// A period that must be caught up or rebuilt is brought current by a task of its own, which
-    /// holds the period until it is done: a caller that gives up (a client deadline) never throws
-    /// the work away, and the next read finds it done or under way. A leaderboard read waits for
-    /// that at most [`READ_PATIENCE`], then answers `UNAVAILABLE` with a retry hint; a close waits.
-    pub(super) async fn live(
-        &self,
-        caller: &Caller,
-        key: &PeriodKey,
-        fresh: Freshness,
-    ) -> Result<(tokio::sync::OwnedMutexGuard<Option<LiveState>>, OnlineRules)> {
-        let preset = self.preset(caller, &key.0).await?;
-        let (rules, days) = Self::period_rules(&preset, key)?;
-        // The counter is read before the lock is taken, so a reader holds the period only while it
-        // applies what is newer (usually nothing: ingest applies its own commits) and reads its page.
-        // A state at or past the counter as it was when the request arrived is current for it.
-        let now = match fresh {
-            Freshness::Leaderboard(_) => self.in_flight.current(&self.db, key).await?,
-            Freshness::Exact => self.in_flight.exact(&self.db, key).await?,
-        };
-        let give_up_at = match fresh {
-            Freshness::Leaderboard(patience) => Some(tokio::time::Instant::now() + patience),
-            Freshness::Exact => None,
-        };
-        let warming = || QualificationError::Warming {
-            what: format!("the leaderboard of {} period {}", key.1, key.2),
-            retry_after: RETRY_AFTER,
-        };
-        let slot = self.live_slot(key);
-        loop {
-            let guard = match give_up_at {
-                Some(at) => tokio::time::timeout_at(at, slot.clone().lock_owned())
-                    .await
-                    .map_err(|_| warming())?,
-                None => slot.clone().lock_owned().await,
-            };
-            let current = match guard.as_ref() {
-                // Partly applied by an ingest that is gone (it failed midway): recompute.
-                Some(state)
-                    if state
-                        .applying
-                        .is_some_and(|s| !self.in_flight.holds(key, s)) =>
-                {
-                    false
-                }
-                // Partly applied, and something else to catch up on: let the slices finish first.
-                Some(state)
-                    if state.applying.is_some_and(|s| self.in_flight.holds(key, s))
-                        && !self.in_flight.covers(key, state.seq, now) =>
-                {
-                    drop(guard);
-                    tokio::time::sleep(std::time::Duration::from_millis(1)).await;
-                    continue;
-                }
-                Some(state) if state.seq >= now => true,
-                // Newer only by this process's own writes in progress: they are applied (and then
-                // acknowledged) by their ingest, which would wait for this lock; serving without
-                // them is serving before they complete.
-                Some(state) => self.in_flight.covers(key, state.seq, now),
-                None => false,
-            };
-            if current {
-                return Ok((guard, rules));
-            }
-            let (api, period) = (self.clone(), key.clone());
-            let bring = tokio::spawn(async move {
-                let mut guard = guard;
-                let state = guard.take();
-                *guard = Some(api.bring_current(&period, state, now, rules, days).await?);
-                Ok::<(), QualificationError>(())
-            });
-            match give_up_at {
-                Some(at) => tokio::time::timeout_at(at, bring)
-                    .await
-                    .map_err(|_| warming())???,
-                None => bring.await??,
-            }
-        }
-    }
-
-    /// `state` caught up to `now`, or the period recomputed when it cannot be.
+    /// `state` (the period's checkpoint when there is none) caught up to `now`, or the period
+    /// rebuilt when it cannot be.
     async fn bring_current(
         &self,
         key: &PeriodKey,
@@ -584,13 +841,11 @@ impl QualificationApi {
         rules: OnlineRules,
         days: PeriodDays,
     ) -> Result<LiveState> {
-        // After a restart: the latest checkpoint, then only the tail stored after it.
         let state = match state {
             Some(state) => Some(state),
             None => self.load_checkpoint(key, rules, days).await?,
         };
         if let Some(state) = state
-            && state.applying.is_none_or(|s| self.in_flight.holds(key, s))
             && let Some(state) = self.catch_up(key, state, now).await?
         {
             return Ok(state);
@@ -650,7 +905,7 @@ impl QualificationApi {
             }
             state = back;
         }
-        state.seq = now;
+        state.seq = state.seq.max(now);
         Ok(Some(state))
     }
 
@@ -714,7 +969,7 @@ impl QualificationApi {
         rules: OnlineRules,
         days: PeriodDays,
     ) -> Result<LiveState> {
-        // Read the counter first and load only what it covers: whatever commits later is fetched
+        // Read the sequence first and load only what it covers: whatever commits later is fetched
         // by the next catch-up, exactly once.
         let seq = current_seq(&self.db, key).await?;
         let started = std::time::Instant::now();
@@ -723,7 +978,6 @@ impl QualificationApi {
         let empty = LiveState {
             period,
             seq: i64::MIN,
-            applying: None,
             checkpointed: 0,
         };
         let state = match self.catch_up(key, empty, seq).await? {
@@ -790,7 +1044,6 @@ impl QualificationApi {
         Ok(LiveState {
             period,
             seq,
-            applying: None,
             checkpointed: 0,
         })
     }
@@ -836,7 +1089,6 @@ impl QualificationApi {
                 Ok(Some(LiveState {
                     period,
                     seq,
-                    applying: None,
                     checkpointed: seq,
                 }))
             }
@@ -847,81 +1099,42 @@ impl QualificationApi {
         }
     }
 
-    /// Writes the period's checkpoint when its board moved since the last one this process knows
-    /// of and no checkpoint at least as new, or one taken less than `recent` ago (another
-    /// replica's), is stored; returns whether it wrote one. The board is encoded while readers
-    /// wait for it (a national period takes a fraction of a second, see `docs/performance.md`),
-    /// then stored without it, in one transaction that replaces the previous checkpoint.
-    pub(crate) async fn checkpoint(&self, key: &PeriodKey, recent: Duration) -> Result<bool> {
-        let Some(slot) = lock(&self.live).get(key).cloned() else {
-            return Ok(false);
-        };
-        let format = checkpoint_format();
-        let covered = |found: Option<(i64, chrono::DateTime<chrono::Utc>)>, seq: i64| {
-            found.is_some_and(|(stored, at)| {
-                stored >= seq
-                    || chrono::Utc::now()
-                        .signed_duration_since(at)
-                        .to_std()
-                        .is_ok_and(|age| age < recent)
-            })
-        };
-        let seq = match slot.lock().await.as_ref() {
-            Some(state) if state.applying.is_none() && state.seq > state.checkpointed => state.seq,
-            _ => return Ok(false),
-        };
-        if covered(stored_checkpoint(&self.db, key).await?, seq) {
+    /// Stores the checkpoint of `seq` in one transaction that replaces the period's previous one,
+    /// unless one as new, or one taken less than `recent` ago, is stored by then; returns whether
+    /// it wrote it.
+    async fn store_checkpoint(
+        &self,
+        key: &PeriodKey,
+        seq: i64,
+        bytes: &[u8],
+        recent: Duration,
+    ) -> Result<bool> {
+        let started = std::time::Instant::now();
+        let _queued = self.write_queue().await;
+        let txn = self.db.begin().await?;
+        if covered(stored_checkpoint(&txn, key).await?, seq, recent) {
             return Ok(false);
         }
-        let guard = slot.clone().lock_owned().await;
-        // Encoded off the runtime's workers; the period is released as soon as it is encoded.
-        let encoded = tokio::task::spawn_blocking(move || {
-            guard
-                .as_ref()
-                .filter(|s| s.applying.is_none())
-                .map(|s| (s.seq, s.period.checkpoint()))
-        })
-        .await?;
-        let Some((seq, bytes)) = encoded else {
-            return Ok(false);
-        };
-        let started = std::time::Instant::now();
-        // On the embedded database, this process's ingest waits in its queue rather than in
-        // SQLite's busy loop.
-        let _queued = match self.db.get_database_backend() {
-            DbBackend::Sqlite => Some(self.ingest_write.clone().lock_owned().await),
-            _ => None,
-        };
-        let txn = self.db.begin().await?;
-        let written = !covered(stored_checkpoint(&txn, key).await?, seq);
-        if written {
-            checkpoint::Entity::delete_many()
-                .filter(checkpoint_of(key))
-                .exec(&txn)
-                .await?;
-            let taken_at = chrono::Utc::now();
-            for (part, body) in (0..).zip(bytes.chunks(CHECKPOINT_PART)) {
-                checkpoint::Entity::insert(checkpoint::ActiveModel {
-                    championship_id: Set(key.0.clone()),
-                    stage: Set(key.1.clone()),
-                    period: Set(key.2 as i32),
-                    part: Set(part),
-                    seq: Set(seq),
-                    taken_at: Set(taken_at),
-                    format: Set(format.clone()),
-                    body: Set(body.to_vec()),
-                })
-                .exec(&txn)
-                .await?;
-            }
+        checkpoint::Entity::delete_many()
+            .filter(checkpoint_of(key))
+            .exec(&txn)
+            .await?;
+        let (taken_at, format) = (chrono::Utc::now(), checkpoint_format());
+        for (part, body) in (0..).zip(bytes.chunks(CHECKPOINT_PART)) {
+            checkpoint::Entity::insert(checkpoint::ActiveModel {
+                championship_id: Set(key.0.clone()),
+                stage: Set(key.1.clone()),
+                period: Set(key.2 as i32),
+                part: Set(part),
+                seq: Set(seq),
+                taken_at: Set(taken_at),
+                format: Set(format.clone()),
+                body: Set(body.to_vec()),
+            })
+            .exec(&txn)
+            .await?;
         }
         txn.commit().await?;
-        if !written {
-            return Ok(false);
-        }
-        if let Some(state) = slot.lock().await.as_mut() {
-            state.checkpointed = state.checkpointed.max(seq);
-        }
         self.metrics.gauge(
             "qiwang_leaderboard_checkpoint_seconds",
             started.elapsed().as_secs_f64(),
@@ -930,12 +1143,23 @@ impl QualificationApi {
         Ok(true)
     }
 
-    /// Checkpoints every period this process serves whose board moved since its last checkpoint,
-    /// unless a checkpoint was stored less than `recent` ago (by another replica).
+    /// Checkpoints every board this process serves that moved since its last checkpoint, unless
+    /// a checkpoint was stored less than `recent` ago (by another replica).
     pub async fn checkpoint_all(&self, recent: Duration) {
-        let keys: Vec<PeriodKey> = lock(&self.live).keys().cloned().collect();
-        for key in keys {
-            if let Err(error) = self.checkpoint(&key, recent).await {
+        let boards: Vec<(PeriodKey, Board)> = lock(&self.live)
+            .iter()
+            .map(|(k, b)| (k.clone(), b.clone()))
+            .collect();
+        for (key, board) in boards {
+            let (done, written) = oneshot::channel();
+            if board
+                .inbox
+                .send(Notice::Checkpoint { recent, done })
+                .is_err()
+            {
+                continue;
+            }
+            if let Ok(Err(error)) = written.await {
                 tracing::warn!(championship = %key.0, stage = %key.1, period = key.2, %error, "checkpointing a live period failed; the next try or a restart recomputes");
             }
         }
@@ -969,233 +1193,5 @@ impl QualificationApi {
         lock(&self.entered)
             .get(championship)
             .map_or(0, HashSet::len)
-    }
-
-    /// After a commit that took each period's sequence value in `seqs`: applies this process's own
-    /// games to the periods it holds when nothing else was committed to them in between; otherwise
-    /// the next read catches up.
-    pub(super) async fn apply_committed(
-        &self,
-        seqs: &HashMap<PeriodKey, i64>,
-        games: Vec<(PeriodKey, PeriodGame)>,
-    ) {
-        let mut by_period: HashMap<PeriodKey, Vec<PeriodGame>> = HashMap::new();
-        for (key, g) in games {
-            by_period.entry(key).or_default().push(g);
-        }
-        // In period order, sorted before any period is locked.
-        for games in by_period.values_mut() {
-            games.sort_by(|a, b| (a.facts.ended_at, &a.id).cmp(&(b.facts.ended_at, &b.id)));
-        }
-        let held: Vec<(PeriodKey, LiveSlot)> = lock(&self.live)
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        for (key, slot) in held {
-            let Some(&seq) = seqs.get(&key) else {
-                continue;
-            };
-            let entrants = self.entrants_known(&key.0);
-            // Readers hold a period only while they read a page, so waiting is short; but never wait
-            // long for one (a recomputation can take seconds): a period still busy after that
-            // catches up from the database on its next read instead.
-            let Ok(mut guard) =
-                tokio::time::timeout(std::time::Duration::from_millis(50), slot.lock()).await
-            else {
-                continue;
-            };
-            if !guard
-                .as_ref()
-                .is_some_and(|state| state.seq == seq - 1 && state.applying.is_none())
-            {
-                continue;
-            }
-            if let Some(state) = guard.as_mut() {
-                state.period.reserve_players(entrants);
-            }
-            let mut ok = true;
-            let mut eliminated = Vec::new();
-            let games = by_period.get(&key).map_or(&[][..], Vec::as_slice);
-            let mut slices = games.chunks(APPLY_SLICE).peekable();
-            while let Some(slice) = slices.next() {
-                let Some(state) = guard.as_mut() else {
-                    ok = false;
-                    break;
-                };
-                for g in slice {
-                    // Applied in place, a game eliminates only a side it charges an escape, and
-                    // only by itself (a move of an elimination needs a rebuild), so asking that
-                    // side is the same as asking every side before and after.
-                    match state.period.apply_game(g) {
-                        Applied::NeedsRebuild(_) => {
-                            ok = false;
-                            break;
-                        }
-                        Applied::Counted(outcome) => {
-                            for (p, side) in [
-                                (&g.first_player, Side::First),
-                                (&g.second_player, Side::Second),
-                            ] {
-                                if outcome.side(side).result == CountedResult::Escape
-                                    && state.period.eliminated_by(p, &g.id)
-                                {
-                                    eliminated.push(p.clone());
-                                }
-                            }
-                        }
-                        Applied::NotCounted(_) => {}
-                    }
-                }
-                if !ok || slices.peek().is_none() {
-                    break;
-                }
-                // Let readers in between slices; the state says a write is being applied. Yield
-                // too: this runs on the request runtime, whose other tasks should not wait for
-                // all the slices.
-                state.applying = Some(seq);
-                drop(guard);
-                tokio::task::yield_now().await;
-                guard = slot.lock().await;
-            }
-            if ok && let Some(state) = guard.as_mut() {
-                state.seq = seq;
-                state.applying = None;
-                for player in eliminated {
-                    let _ = self.changes.send((
-                        key.0.clone(),
-                        pb::Change {
-                            kind: Some(pb::change::Kind::Eliminated(pb::PlayerEliminated {
-                                player_id: player,
-                                reason: "eliminated by escapes (R-ONL-3)".into(),
-                            })),
-                            at: Some(period_ref(&key)),
-                        },
-                    ));
-                }
-            } else {
-                // Partly applied: drop it; the next read recomputes.
-                *guard = None;
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use sea_orm::{ConnectionTrait, Database};
-
-    fn key(period: u32) -> PeriodKey {
-        ("ch".to_owned(), "haixuan".to_owned(), period)
-    }
-
-    async fn periods_db(value: i64) -> DatabaseConnection {
-        let db = Database::connect("sqlite::memory:").await.expect("sqlite");
-        for sql in [
-            "CREATE TABLE qualification_periods (championship_id TEXT, stage TEXT, period INTEGER, \
-             open BOOLEAN, closed BOOLEAN, seq BIGINT NOT NULL DEFAULT 0)"
-                .to_owned(),
-            format!("INSERT INTO qualification_periods VALUES ('ch', 'haixuan', 1, 1, 0, {value})"),
-            "INSERT INTO qualification_periods VALUES ('ch', 'haixuan', 2, 1, 0, 100)".to_owned(),
-        ] {
-            db.execute_unprepared(&sql).await.expect("setup");
-        }
-        db
-    }
-
-    async fn set(db: &DatabaseConnection, value: i64) {
-        db.execute_unprepared(&format!(
-            "UPDATE qualification_periods SET seq = {value} WHERE period = 1"
-        ))
-        .await
-        .expect("update");
-    }
-
-    #[tokio::test]
-    async fn a_sole_writer_knows_its_committed_changes_and_asks_again_when_unsure() {
-        let db = periods_db(5).await;
-        let sole = InFlight::new(true);
-        let p1 = key(1);
-        assert_eq!(
-            sole.current(&db, &p1).await.expect("read"),
-            5,
-            "first read asks"
-        );
-        assert_eq!(
-            sole.current(&db, &key(2)).await.expect("read"),
-            100,
-            "per period"
-        );
-        assert_eq!(
-            sole.current(&db, &key(3)).await.expect("read"),
-            0,
-            "no row yet"
-        );
-        // Nothing else writes: what the database holds behind its back is not looked at.
-        set(&db, 9).await;
-        assert_eq!(sole.current(&db, &p1).await.expect("read"), 5);
-        // Its own commit is known at once.
-        let mut ten = sole.take(&p1, 10);
-        assert!(sole.covers(&p1, 9, 10) && !sole.covers(&p1, 8, 10));
-        assert!(
-            !sole.covers(&key(2), 9, 10),
-            "another period's values are its own"
-        );
-        ten.committed();
-        assert_eq!(sole.current(&db, &p1).await.expect("read"), 10);
-        drop(ten);
-        assert!(!sole.holds(&p1, 10));
-        // A write that ends without knowing whether it committed: the next read asks.
-        set(&db, 11).await;
-        drop(sole.take(&p1, 11));
-        assert_eq!(sole.current(&db, &p1).await.expect("read"), 11);
-        set(&db, 12).await;
-        assert_eq!(sole.current(&db, &p1).await.expect("read"), 11);
-        // The close reads exactly what a sole writer knows.
-        assert_eq!(sole.exact(&db, &p1).await.expect("read"), 11);
-    }
-
-    #[tokio::test]
-    async fn a_replica_serves_a_recent_counter_with_its_own_commits_and_the_close_reads_it() {
-        let db = periods_db(5).await;
-        let p1 = key(1);
-        let hour = Duration::from_secs(3600);
-        // Within its bound: the counter read first, raised by this replica's own commits.
-        let replica = InFlight::with_bounds(false, hour, hour);
-        assert_eq!(
-            replica.current(&db, &p1).await.expect("read"),
-            5,
-            "first read asks"
-        );
-        set(&db, 9).await;
-        assert_eq!(replica.current(&db, &p1).await.expect("read"), 5);
-        let mut ten = replica.take(&p1, 10);
-        ten.committed();
-        assert_eq!(replica.current(&db, &p1).await.expect("read"), 10);
-        // Another replica commits 11 and 12: a close sees them at once, and so does every read
-        // after it (what is known never goes back).
-        set(&db, 12).await;
-        assert_eq!(replica.exact(&db, &p1).await.expect("read"), 12);
-        assert_eq!(replica.current(&db, &p1).await.expect("read"), 12);
-        // A bound of zero: every read asks.
-        let strict = InFlight::with_bounds(false, Duration::ZERO, Duration::ZERO);
-        assert_eq!(strict.current(&db, &p1).await.expect("read"), 12);
-        set(&db, 13).await;
-        assert_eq!(strict.current(&db, &p1).await.expect("read"), 13);
-        // Older than the refresh age: served as known while it is read again in the background.
-        let refreshing = InFlight::with_bounds(false, hour, Duration::ZERO);
-        assert_eq!(refreshing.current(&db, &p1).await.expect("read"), 13);
-        set(&db, 14).await;
-        tokio::time::sleep(Duration::from_millis(1)).await;
-        assert_eq!(refreshing.current(&db, &p1).await.expect("read"), 13);
-        let mut seen = 13;
-        for _ in 0..1000 {
-            seen = refreshing.current(&db, &p1).await.expect("read");
-            if seen == 14 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-        assert_eq!(seen, 14, "the background read brings the new value");
     }
 }
