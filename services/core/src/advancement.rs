@@ -130,6 +130,16 @@ pub struct PointsRule {
     pub ties_advance_together: bool,
 }
 
+impl PointsRule {
+    /// The points line whose reaching instant this cut compares (R-ADV-5 Reading: 先达到分数线),
+    /// `None` when its tie chain does not: finding the instant walks every player's games (5
+    /// million at national scale), so a rule without the criterion asks for none.
+    pub fn line_to_reach(&self) -> Option<i64> {
+        self.min_points
+            .filter(|_| self.tie_chain.contains(&TieCriterion::EarlierReachedLine))
+    }
+}
+
 /// How the advancers of a stage are selected.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selection {
@@ -310,6 +320,72 @@ pub enum CutReason {
     /// Tied across the cut where ties do not advance together: `places_left` places remain for the
     /// `tied` players, for the organizer to decide.
     UndecidedTie { places_left: u32, tied: u32 },
+}
+
+impl Decider {
+    /// The criterion's stable code (`points` for points).
+    pub fn code(self) -> &'static str {
+        match self {
+            Decider::Points => "points",
+            Decider::Tie(t) => t.code(),
+        }
+    }
+}
+
+impl CutReason {
+    /// A stable machine code and a sentence for why a player did or did not advance.
+    pub fn describe(&self) -> (&'static str, String) {
+        match self {
+            CutReason::ReachedLine { min_points } => (
+                "REACHED_LINE",
+                format!("reached the line of {min_points} points"),
+            ),
+            CutReason::WholeFieldAdvances { field, places } => (
+                "WHOLE_FIELD",
+                format!("the eligible field of {field} is within the {places} places"),
+            ),
+            CutReason::WithinPlaces {
+                places,
+                ahead_of,
+                by,
+            } => (
+                "WITHIN_PLACES",
+                format!(
+                    "within the {places} places, ahead of {ahead_of} on {}",
+                    by.code()
+                ),
+            ),
+            CutReason::TiedAtCut { places, tied } => (
+                "TIED_AT_CUT",
+                format!(
+                    "tied on the whole chain at the cut of {places}: all {tied} tied players advance"
+                ),
+            ),
+            CutReason::Excluded => ("EXCLUDED", "eliminated or results cancelled".into()),
+            CutReason::TooFewGames { counted, needed } => (
+                "TOO_FEW_GAMES",
+                format!("{counted} counted games, {needed} needed to be ranked"),
+            ),
+            CutReason::BelowLine { min_points } => (
+                "BELOW_LINE",
+                format!("below the line of {min_points} points"),
+            ),
+            CutReason::OutsidePlaces { places, behind, by } => (
+                "OUTSIDE_PLACES",
+                format!(
+                    "outside the {places} places, behind {behind} on {}",
+                    by.code()
+                ),
+            ),
+            CutReason::NoPlaces => ("NO_PLACES", "the stage has no places".into()),
+            CutReason::UndecidedTie { places_left, tied } => (
+                "UNDECIDED_TIE",
+                format!(
+                    "{tied} players tied for {places_left} places: for the organizers to decide"
+                ),
+            ),
+        }
+    }
 }
 
 /// One player's line of a cut: the candidate (so the tie chain values are shown per player), the
@@ -1159,6 +1235,25 @@ pub(crate) mod tests {
     use super::*;
     use chrono::TimeZone;
     use proptest::prelude::*;
+
+    #[test]
+    fn r_adv_5_a_cut_asks_when_the_line_was_reached_only_if_its_chain_compares_it() {
+        use TieCriterion::{EarlierReachedLine, LowerAverageGameTime, MoreWins};
+        let rule = |tie_chain, min_points| PointsRule {
+            min_points,
+            top_n: Some(120),
+            min_counted_games: 1,
+            tie_chain,
+            ties_advance_together: true,
+        };
+        // chess-2015 / xiangqi-2015: average game time, then who reached the line first.
+        let chain = vec![LowerAverageGameTime, EarlierReachedLine];
+        assert_eq!(rule(chain.clone(), Some(5)).line_to_reach(), Some(5));
+        assert_eq!(rule(chain, None).line_to_reach(), None, "no line to reach");
+        // xiangqi-2022 海选 (no chain) and 入围 (more wins): never.
+        assert_eq!(rule(Vec::new(), Some(7)).line_to_reach(), None);
+        assert_eq!(rule(vec![MoreWins], Some(7)).line_to_reach(), None);
+    }
 
     fn at(minute: u32) -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2015, 9, 1, 2, 0, 0)

@@ -169,6 +169,34 @@ impl Preset {
         self.stages.iter().find(|s| s.kind == StageKind::Final)
     }
 
+    /// Whether no other stage advances into `stage`: it takes its players from entries (the 海选).
+    pub fn is_entry_stage(&self, stage: &str) -> bool {
+        !self.stages.iter().any(|s| {
+            s.advance
+                .as_ref()
+                .is_some_and(|a| a.to == stage || a.repechage.as_deref() == Some(stage))
+        })
+    }
+
+    /// The preset with each repechage stage (复活赛, R-ADV-12) that has one online day or span and no
+    /// numbered periods given that span as its period 1 (Reading: so that reports, leaderboards
+    /// and the cut work as in any points stage).
+    pub fn with_repechage_periods(mut self) -> Preset {
+        for stage in &mut self.stages {
+            if stage.kind == StageKind::Repechage
+                && stage.periods.is_empty()
+                && let (Some(opens_on), Some(closes_on)) = (stage.starts_on, stage.ends_on)
+            {
+                stage.periods.push(crate::stage::Period {
+                    number: 1,
+                    opens_on,
+                    closes_on,
+                });
+            }
+        }
+        self
+    }
+
     /// Where a women's individual event without a final section of its own is ranked: the open
     /// individual event (the first event open to all, entered online, not a pairs event), whose
     /// women form the women's ranking (R-IND-2: women play the open field and may win both an

@@ -54,6 +54,19 @@ fn is_forbidden_char(c: char) -> bool {
         || u == 0xFEFF
 }
 
+/// What an account id must be: the one policy of registration, which links it, and of
+/// qualification, which receives it in partners' reports.
+pub const ACCOUNT_ID_RULE: &str =
+    "must be 1-128 characters without spaces, control or direction characters";
+
+/// Whether `value` is a partner platform's account id ([`ACCOUNT_ID_RULE`]).
+pub fn is_account_id(value: &str) -> bool {
+    (1..=128).contains(&value.len())
+        && !value
+            .chars()
+            .any(|c| c.is_whitespace() || is_forbidden_char(c))
+}
+
 /// Checks one free-text value; `Ok` means it may be stored and shown.
 pub fn check_free_text(value: &str) -> Result<(), TextRefusal> {
     if let Some(c) = value.chars().find(|c| is_forbidden_char(*c)) {
@@ -121,6 +134,26 @@ pub fn check_free_text(value: &str) -> Result<(), TextRefusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn account_ids_are_one_policy_for_linking_and_reporting() {
+        for ok in ["alice", "王小明", "user.42@platform", &"a".repeat(128)] {
+            assert!(is_account_id(ok), "{ok}");
+        }
+        let long = "a".repeat(129);
+        for bad in [
+            "",
+            "a b",
+            "a\tb",
+            "a\u{200B}b",
+            "a\u{202E}b",
+            "\u{FEFF}a",
+            "a\u{85}",
+            &long,
+        ] {
+            assert!(!is_account_id(bad), "{bad:?}");
+        }
+    }
 
     #[test]
     fn ordinary_names_reasons_and_notes_pass() {

@@ -36,27 +36,13 @@ pub fn check_game_id(id: &str) -> Result<()> {
     }
 }
 
-/// A partner's account id, as registration links it: 1-128 characters, none of them a space, a
-/// control or a format (direction) character.
+/// A partner's account id, as registration links it (`qiwang_infra::text::is_account_id`).
 pub fn check_account(field: &'static str, id: &str) -> Result<()> {
-    let ok = (1..=MAX_ID_LEN).contains(&id.len())
-        && !id
-            .chars()
-            .any(|c| c.is_control() || c.is_whitespace() || is_format(c));
-    if ok {
+    if qiwang_infra::text::is_account_id(id) {
         Ok(())
     } else {
-        Err(invalid(
-            field,
-            "must be 1-128 characters without spaces, control or direction characters",
-        ))
+        Err(invalid(field, qiwang_infra::text::ACCOUNT_ID_RULE))
     }
-}
-
-/// Unicode's invisible format characters that reorder or hide text (bidi controls, zero-width
-/// characters, the BOM).
-fn is_format(c: char) -> bool {
-    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
 }
 
 pub fn instant(field: &'static str, t: Option<&prost_types::Timestamp>) -> Result<DateTime<Utc>> {

@@ -4,9 +4,7 @@
 
 use chrono::{DateTime, SubsecRound, Utc};
 use prost::Message;
-use qiwang_core::advancement::{
-    Candidate, CutReason, Decider, Field, PointsRule, Selection, cut_field,
-};
+use qiwang_core::advancement::{Candidate, Field, PointsRule, Selection, cut_field};
 use qiwang_core::lottery::{hex, sha256};
 use qiwang_core::preset::{self, Preset};
 use qiwang_core::scoring::{
@@ -226,7 +224,7 @@ impl QualificationApi {
             .into_inner();
         let parsed = preset::parse(&rules.preset_toml)
             .map_err(|e| QualificationError::Preset(championship.to_owned(), e.to_string()))?;
-        let parsed = Arc::new(with_repechage_periods(parsed));
+        let parsed = Arc::new(parsed.with_repechage_periods());
         lock(&self.presets).insert(championship.to_owned(), parsed.clone());
         Ok(parsed)
     }
@@ -766,7 +764,7 @@ impl QualificationApi {
             let Some(preset) = presets.get(&key.0) else {
                 continue;
             };
-            if is_entry_stage(preset, &key.1) {
+            if preset.is_entry_stage(&key.1) {
                 let known = lock(&self.entered)
                     .get(&key.0)
                     .is_some_and(|players| players.contains(player));
@@ -1157,7 +1155,10 @@ impl QualificationApi {
         // The live period, caught up with every stored item: exact, since nothing more comes. Its
         // players as candidates, with when they reached the first group's points line where the
         // rule needs it (the other groups' lines, where they differ, are asked for below).
-        let lines: Vec<Option<i64>> = groups.iter().map(|(_, rule, _)| reach_line(rule)).collect();
+        let lines: Vec<Option<i64>> = groups
+            .iter()
+            .map(|(_, rule, _)| rule.line_to_reach())
+            .collect();
         let first_line = lines.first().copied().flatten();
         let field = self.field(&caller, &key, first_line).await?;
         let fielded = started.elapsed();
@@ -1704,44 +1705,6 @@ fn inside_play_time(
     }
 }
 
-/// The points line whose reaching instant a cut under `rule` compares (R-ADV-5 Reading: 先达到分数线),
-/// `None` when its tie chain does not: finding the instant walks every player's games (5 million
-/// at national scale), so a rule without the criterion asks for none.
-fn reach_line(rule: &PointsRule) -> Option<i64> {
-    rule.min_points.filter(|_| {
-        rule.tie_chain
-            .contains(&qiwang_core::advancement::TieCriterion::EarlierReachedLine)
-    })
-}
-
-/// A repechage stage (复活赛, R-ADV-12) is one online day or span without numbered periods in the
-/// preset; the service runs it as its period 1 (`starts_on..=ends_on`), so reports, leaderboards
-/// and the cut work as in any points stage.
-fn with_repechage_periods(mut preset: Preset) -> Preset {
-    for stage in &mut preset.stages {
-        if stage.kind == qiwang_core::stage::StageKind::Repechage
-            && stage.periods.is_empty()
-            && let (Some(opens_on), Some(closes_on)) = (stage.starts_on, stage.ends_on)
-        {
-            stage.periods.push(qiwang_core::stage::Period {
-                number: 1,
-                opens_on,
-                closes_on,
-            });
-        }
-    }
-    preset
-}
-
-/// A stage that no other stage advances into takes its players from entries (the 海选).
-fn is_entry_stage(preset: &Preset, stage: &str) -> bool {
-    !preset.stages.iter().any(|s| {
-        s.advance
-            .as_ref()
-            .is_some_and(|a| a.to == stage || a.repechage.as_deref() == Some(stage))
-    })
-}
-
 fn online_stage<'p>(preset: &'p Preset, key: &PeriodKey) -> Result<&'p Stage> {
     let stage = preset.stage(&key.1).ok_or_else(|| {
         invalid(
@@ -1794,13 +1757,6 @@ fn row_to_pb(r: &qiwang_core::standings::RankedRow) -> pb::LeaderboardRow {
     }
 }
 
-fn decider(d: &Decider) -> String {
-    match d {
-        Decider::Points => "points".into(),
-        Decider::Tie(t) => t.code().to_owned(),
-    }
-}
-
 /// Cuts each group's field (`groups` and `fields` in the same order) into `list`'s rows, each
 /// with its group's places and its reason, interned; returns the list in list order and the time
 /// the cuts took.
@@ -1818,7 +1774,7 @@ fn decide(
         let places = rule.top_n.unwrap_or(0);
         cut_field(rule, field, |row| {
             let reason = reasons.intern((label.as_deref(), row.reason), |(label, why)| {
-                let (code, reason) = describe(why);
+                let (code, reason) = why.describe();
                 let reason = match label {
                     Some(group) => format!("[{group}] {reason}"),
                     None => reason,
@@ -1846,58 +1802,6 @@ fn decide(
         list.sort();
     }
     (list, cutting)
-}
-
-/// A machine code and a sentence for why a player did or did not advance.
-fn describe(reason: &CutReason) -> (&'static str, String) {
-    match reason {
-        CutReason::ReachedLine { min_points } => (
-            "REACHED_LINE",
-            format!("reached the line of {min_points} points"),
-        ),
-        CutReason::WholeFieldAdvances { field, places } => (
-            "WHOLE_FIELD",
-            format!("the eligible field of {field} is within the {places} places"),
-        ),
-        CutReason::WithinPlaces {
-            places,
-            ahead_of,
-            by,
-        } => (
-            "WITHIN_PLACES",
-            format!(
-                "within the {places} places, ahead of {ahead_of} on {}",
-                decider(by)
-            ),
-        ),
-        CutReason::TiedAtCut { places, tied } => (
-            "TIED_AT_CUT",
-            format!(
-                "tied on the whole chain at the cut of {places}: all {tied} tied players advance"
-            ),
-        ),
-        CutReason::Excluded => ("EXCLUDED", "eliminated or results cancelled".into()),
-        CutReason::TooFewGames { counted, needed } => (
-            "TOO_FEW_GAMES",
-            format!("{counted} counted games, {needed} needed to be ranked"),
-        ),
-        CutReason::BelowLine { min_points } => (
-            "BELOW_LINE",
-            format!("below the line of {min_points} points"),
-        ),
-        CutReason::OutsidePlaces { places, behind, by } => (
-            "OUTSIDE_PLACES",
-            format!(
-                "outside the {places} places, behind {behind} on {}",
-                decider(by)
-            ),
-        ),
-        CutReason::NoPlaces => ("NO_PLACES", "the stage has no places".into()),
-        CutReason::UndecidedTie { places_left, tied } => (
-            "UNDECIDED_TIE",
-            format!("{tied} players tied for {places_left} places: for the organizers to decide"),
-        ),
-    }
 }
 
 type OutcomeStream =
@@ -2306,31 +2210,5 @@ impl QualificationService for QualificationApi {
                 .await
                 .map_err(|e| Status::from(crate::error::QualificationError::from(e)))?;
         Ok(Response::new(page))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use qiwang_core::advancement::TieCriterion::{
-        EarlierReachedLine, LowerAverageGameTime, MoreWins,
-    };
-
-    #[test]
-    fn r_adv_5_a_cut_asks_when_the_line_was_reached_only_if_its_chain_compares_it() {
-        let rule = |tie_chain, min_points| PointsRule {
-            min_points,
-            top_n: Some(120),
-            min_counted_games: 1,
-            tie_chain,
-            ties_advance_together: true,
-        };
-        // chess-2015 / xiangqi-2015: average game time, then who reached the line first.
-        let chain = vec![LowerAverageGameTime, EarlierReachedLine];
-        assert_eq!(reach_line(&rule(chain.clone(), Some(5))), Some(5));
-        assert_eq!(reach_line(&rule(chain, None)), None, "no line to reach");
-        // xiangqi-2022 海选 (no chain) and 入围 (more wins): never.
-        assert_eq!(reach_line(&rule(Vec::new(), Some(7))), None);
-        assert_eq!(reach_line(&rule(vec![MoreWins], Some(7))), None);
     }
 }

@@ -322,16 +322,10 @@ fn parse_platform(value: &str) -> Result<String> {
 }
 
 fn parse_account_id(value: &str) -> Result<String> {
-    let ok = !value.is_empty()
-        && value.len() <= 128
-        && !value.chars().any(|c| c.is_control() || c.is_whitespace());
-    if ok {
+    if qiwang_infra::text::is_account_id(value) {
         Ok(value.to_owned())
     } else {
-        Err(invalid(
-            "account_id",
-            "must be 1-128 characters without spaces",
-        ))
+        Err(invalid("account_id", qiwang_infra::text::ACCOUNT_ID_RULE))
     }
 }
 
