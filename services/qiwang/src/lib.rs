@@ -364,6 +364,7 @@ pub async fn start(settings: &Settings, plan: &Plan) -> anyhow::Result<RunningSu
                             "the last checkpoints took too long; a start rebuilds the boards"
                         );
                     }
+                    qualification.close_boards();
                 }
                 db.close().await?;
                 Ok(())

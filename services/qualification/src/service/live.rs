@@ -13,10 +13,11 @@
 //!   the board) and checkpoints. Values it has not been given (another replica's, or a notice
 //!   that never came) it fetches from the database: at once when a read or a write waits for
 //!   them, otherwise after [`GAP_WAIT`].
-//! - **Acknowledgements.** A write is acknowledged once its board has applied it (or, if the
-//!   board is busy past [`APPLY_WAIT`], once the board knows reads must wait for it), so a read
-//!   after an acknowledgement sees the write. A read is served between slices without the writes
-//!   still being applied: none of them has been acknowledged.
+//! - **Acknowledgements.** A write is acknowledged once its board has applied it, so a read after
+//!   an acknowledgement sees the write, and ingest goes no faster than its boards apply. (While a
+//!   board fetches from the database, a start or a rebuild, its writers are acknowledged after
+//!   [`APPLY_WAIT`] and the board holds reads back until it has applied them.) A read is served
+//!   between slices without the writes still being applied: none of them has been acknowledged.
 //! - **Replicas.** When replicas share the database (PostgreSQL), a board also reads its period's
 //!   sequence every [`SHARED_POLL`] and fetches what other replicas committed.
 //! - **Restarts.** A board starts from its period's latest checkpoint (`qualification_checkpoints`,
@@ -27,7 +28,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::Duration;
 
 use qiwang_core::live::{Applied, LivePeriod, ResetApplied};
@@ -64,13 +65,17 @@ impl GamePages {
 /// (about 0.2 ms at a million players, where the core takes 10-16 µs a game).
 const APPLY_SLICE: usize = 16;
 
-/// How long a writer waits for its board to apply its write before acknowledging it anyway (the
-/// board then holds reads back until it has applied it).
+/// How often a writer waiting for its board to apply its write looks whether the board is
+/// fetching from the database (a start, a rebuild): it then acknowledges at once, and the board
+/// holds reads back until it has applied the write. Otherwise it waits, so ingest goes no faster
+/// than its boards apply.
 const APPLY_WAIT: Duration = Duration::from_millis(100);
 
 /// How long a board waits for a notice of a sequence value it knows committed before it fetches
-/// the value from the database (a notice of this process's may come a moment after a later one).
-const GAP_WAIT: Duration = Duration::from_millis(20);
+/// the value from the database: this process's notice may come after a later one, or after the
+/// period's sequence was read (an ingest that has just committed on the bulk lane's threads, which
+/// yield to requests).
+const GAP_WAIT: Duration = Duration::from_millis(100);
 
 /// How often a board whose database is shared with other replicas reads its period's sequence.
 const SHARED_POLL: Duration = Duration::from_millis(50);
@@ -111,7 +116,7 @@ pub(super) struct LiveState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Freshness {
     /// A leaderboard: every acknowledged write of this replica, other replicas' within about
-    /// [`SHARED_POLL`]. It waits for a board that is not ready at most this long.
+    /// [`SHARED_POLL`] and [`GAP_WAIT`]. It waits for a board that is not ready at most this long.
     Leaderboard(Duration),
     /// Every committed write (a period's close), however long that takes.
     Exact,
@@ -171,14 +176,19 @@ pub(super) struct Board {
     /// The highest sequence value acknowledged before the board applied it (see [`APPLY_WAIT`]):
     /// reads wait until the board has.
     acked: Arc<AtomicI64>,
+    /// The board is fetching from the database.
+    fetching: Arc<AtomicBool>,
 }
 
 impl Board {
-    /// Waits for the board to apply `seq`, or for [`APPLY_WAIT`]; afterwards, reads on this board
-    /// see the write either way.
-    async fn settle(&self, seq: i64, done: oneshot::Receiver<()>) {
-        if tokio::time::timeout(APPLY_WAIT, done).await.is_err() {
-            self.acked.fetch_max(seq, Ordering::SeqCst);
+    /// Waits for the board to apply `seq`, unless it is fetching from the database meanwhile;
+    /// afterwards, reads on this board see the write either way.
+    async fn settle(&self, seq: i64, mut done: oneshot::Receiver<()>) {
+        while tokio::time::timeout(APPLY_WAIT, &mut done).await.is_err() {
+            if self.fetching.load(Ordering::SeqCst) {
+                self.acked.fetch_max(seq, Ordering::SeqCst);
+                return;
+            }
         }
     }
 }
@@ -192,7 +202,7 @@ struct Applying {
     eliminated: Vec<String>,
 }
 
-/// The task that owns a period's board.
+/// The task that owns a period's board (on the request runtime).
 struct Actor {
     api: QualificationApi,
     key: PeriodKey,
@@ -210,6 +220,8 @@ struct Actor {
     /// Since when the board has known of a value it was given no notice of.
     gap_since: Option<Instant>,
     checkpoint: Option<(Duration, oneshot::Sender<Result<bool>>)>,
+    /// Shared with [`Board::fetching`].
+    fetching: Arc<AtomicBool>,
     me: mpsc::WeakUnboundedSender<Notice>,
 }
 
@@ -227,10 +239,13 @@ impl Actor {
                     Err(mpsc::error::TryRecvError::Disconnected) => return,
                 }
             }
-            self.answer();
+            let answered = self.answer();
             if self.applying.is_some() {
-                self.apply_slice();
-                // The other tasks of the runtime go on between slices too.
+                // The readers just answered go first, then the next slice; the runtime's other
+                // tasks go on between slices too.
+                if !answered {
+                    self.apply_slice();
+                }
                 tokio::task::yield_now().await;
                 continue;
             }
@@ -323,19 +338,23 @@ impl Actor {
         }
     }
 
-    /// Answers what waits for a value the board has reached.
-    fn answer(&mut self) {
+    /// Answers what waits for a value the board has reached; whether a read was answered.
+    fn answer(&mut self) -> bool {
         let Some(state) = self.state.as_ref() else {
-            return;
+            return false;
         };
+        let mut read = false;
         let mut i = 0;
         while i < self.waiters.len() {
             if self.waiters[i].0 <= state.seq {
-                self.waiters.swap_remove(i).1.answer(Some(&state.period));
+                let (_, waiter, _) = self.waiters.swap_remove(i);
+                read |= matches!(waiter, Waiter::Read(_));
+                waiter.answer(Some(&state.period));
             } else {
                 i += 1;
             }
         }
+        read
     }
 
     fn start_applying(&mut self, seq: i64, mut games: Vec<PeriodGame>) {
@@ -412,6 +431,12 @@ impl Actor {
     /// holds the games of, or the highest one known; the board from its checkpoint or rebuilt
     /// first when there is none.
     async fn bring_current(&mut self) {
+        self.fetching.store(true, Ordering::SeqCst);
+        self.fetch().await;
+        self.fetching.store(false, Ordering::SeqCst);
+    }
+
+    async fn fetch(&mut self) {
         self.gap_since = None;
         let mut target = match self.pending.keys().next() {
             Some(&first) => first - 1,
@@ -424,11 +449,10 @@ impl Actor {
             }
         }
         let state = self.state.take();
-        match self
+        let brought = self
             .api
-            .bring_current(&self.key, state, target, self.rules, self.days)
-            .await
-        {
+            .bring_current(&self.key, state, target, self.rules, self.days);
+        match brought.await {
             Ok(state) => {
                 self.known = self.known.max(state.seq);
                 self.pending = self.pending.split_off(&(state.seq + 1));
@@ -491,6 +515,7 @@ impl Actor {
         let Some(state) = self.state.take() else {
             return Ok(None);
         };
+        // Encoded off the runtime's workers (a fraction of a second at national scale).
         let (state, bytes) = tokio::task::spawn_blocking(move || {
             let bytes = state.period.checkpoint();
             (state, bytes)
@@ -681,6 +706,7 @@ impl QualificationApi {
         let board = Board {
             inbox,
             acked: Arc::default(),
+            fetching: Arc::default(),
         };
         let actor = Actor {
             api: self.clone(),
@@ -694,13 +720,14 @@ impl QualificationApi {
             waiters: Vec::new(),
             gap_since: None,
             checkpoint: None,
+            fetching: board.fetching.clone(),
             me: board.inbox.downgrade(),
         };
-        let spawn = |task| match &self.requests {
+        let spawn = |task: Pin<Box<dyn Future<Output = ()> + Send>>| match &self.requests {
             Some(requests) => drop(requests.spawn(task)),
             None => drop(tokio::spawn(task)),
         };
-        spawn(Box::pin(actor.run(messages)) as Pin<Box<dyn Future<Output = ()> + Send>>);
+        spawn(Box::pin(actor.run(messages)));
         if !self.sole_writer {
             let poll = poll_sequence(self.db.clone(), key.clone(), board.inbox.downgrade());
             spawn(Box::pin(poll));
@@ -726,7 +753,10 @@ impl QualificationApi {
         };
         let (tx, rx) = oneshot::channel();
         let read: ReadFn = Box::new(move |period| {
-            let _ = tx.send(period.map(read));
+            // A reader that gave up is not read for.
+            if !tx.is_closed() {
+                let _ = tx.send(period.map(read));
+            }
         });
         let not_ready = || QualificationError::Warming {
             what: format!("the leaderboard of {} period {}", key.1, key.2),
@@ -807,12 +837,7 @@ impl QualificationApi {
 
     /// The period's online rules and days.
     fn period_rules(preset: &Preset, key: &PeriodKey) -> Result<(OnlineRules, PeriodDays)> {
-        let stage = preset.stage(&key.1).ok_or_else(|| {
-            invalid(
-                "period.stage",
-                format!("{:?} is not a stage of this championship", key.1),
-            )
-        })?;
+        let stage = online_stage(preset, key)?;
         let rules = stage
             .online
             .ok_or_else(|| invalid("period.stage", "is not an online stage"))?;
@@ -1141,6 +1166,11 @@ impl QualificationApi {
         );
         tracing::info!(championship = %key.0, stage = %key.1, period = key.2, seq, bytes = bytes.len(), seconds = started.elapsed().as_secs_f64(), "live period checkpointed");
         Ok(true)
+    }
+
+    /// Ends every board's task (at shutdown, after their last checkpoints).
+    pub fn close_boards(&self) {
+        lock(&self.live).clear();
     }
 
     /// Checkpoints every board this process serves that moved since its last checkpoint, unless
