@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use qiwang_blackbox::process::{Data, Process, Qualifier, client};
-use qiwang_blackbox::{backends, with_token};
+use qiwang_blackbox::{Backend, backends, with_token};
 use qiwang_proto::qualification::v1 as q;
 use tonic::Code;
 
@@ -422,5 +422,77 @@ async fn r_onl_9_a_restart_serves_the_checkpoint_plus_the_games_stored_after_it(
         let process = data.start();
         let recomputed = qualifier.board(process.channel().await).await;
         assert_eq!(live, recomputed, "{backend}");
+    }
+}
+
+/// Two replicas on one PostgreSQL database (issue 43): partners stream one period's games to both
+/// at once. Each replica shows the games it acknowledged as soon as it acknowledged them, follows
+/// the other's through the period's sequence within a moment, and both boards end equal, every
+/// game counted once. (The embedded SQLite suite is one process by design: it claims its file.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_on_one_database_follow_one_sequence_and_count_every_game_once() {
+    for backend in backends() {
+        if matches!(backend, Backend::Sqlite) {
+            continue;
+        }
+        let data = Data::fresh(&backend).await;
+        let replicas = [data.start(), data.start()];
+        let qualifier = Arc::new(Qualifier::new(&data, &replicas[0], PLAYERS).await);
+        const PER_REPLICA: u32 = 6_000;
+        // Both boards exist before the games come: each then follows the other's writes live.
+        for replica in &replicas {
+            assert!(qualifier.board(replica.channel().await).await.is_empty());
+        }
+        let mut partners = Vec::new();
+        for (r, replica) in replicas.iter().enumerate() {
+            let r = u32::try_from(r).expect("two");
+            let games = (r * PER_REPLICA..(r + 1) * PER_REPLICA)
+                .map(|n| qualifier.game(n))
+                .collect();
+            let (channel, qualifier) = (replica.channel().await, qualifier.clone());
+            partners.push(tokio::spawn(async move {
+                let ledger = Arc::new(Mutex::new(HashMap::new()));
+                qualifier
+                    .stream(channel.clone(), games, ledger.clone())
+                    .await?;
+                // Right after its last acknowledgement, this replica's board holds all its games.
+                let board = qualifier.board(channel).await;
+                Ok::<_, tonic::Status>((acknowledged(&ledger).len(), board))
+            }));
+        }
+        for partner in partners {
+            let (acked, board) = partner.await.expect("partner").expect("stream");
+            assert_eq!(acked, PER_REPLICA as usize, "{backend}");
+            let counted: u32 = board.iter().map(|r| r.counted_games).sum();
+            assert!(
+                counted >= 2 * PER_REPLICA,
+                "{backend}: a replica showed {counted} results after acknowledging {acked} games"
+            );
+        }
+        let total = 2 * PER_REPLICA;
+        let started = Instant::now();
+        let boards = loop {
+            let mut boards = Vec::new();
+            for replica in &replicas {
+                boards.push(qualifier.board(replica.channel().await).await);
+            }
+            let counted: Vec<u32> = boards
+                .iter()
+                .map(|b| b.iter().map(|r| r.counted_games).sum())
+                .collect();
+            assert!(
+                counted.iter().all(|&c| c <= 2 * total),
+                "{backend}: counted twice: {counted:?}"
+            );
+            if counted.iter().all(|&c| c == 2 * total) {
+                break boards;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "{backend}: the replicas did not follow each other within 5 s: {counted:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert_eq!(boards[0], boards[1], "{backend}");
     }
 }
