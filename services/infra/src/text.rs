@@ -59,9 +59,12 @@ fn is_forbidden_char(c: char) -> bool {
 pub const ACCOUNT_ID_RULE: &str =
     "must be 1-128 characters without spaces, control or direction characters";
 
+/// The longest partner identifier (account id, game id) accepted, in bytes.
+pub const MAX_ID_LEN: usize = 128;
+
 /// Whether `value` is a partner platform's account id ([`ACCOUNT_ID_RULE`]).
 pub fn is_account_id(value: &str) -> bool {
-    (1..=128).contains(&value.len())
+    (1..=MAX_ID_LEN).contains(&value.len())
         && !value
             .chars()
             .any(|c| c.is_whitespace() || is_forbidden_char(c))

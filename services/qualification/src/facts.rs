@@ -15,8 +15,7 @@ pub const MAX_GAME_LENGTH: TimeDelta = TimeDelta::hours(24);
 /// Disconnections a report may list for one side (every one counts towards R-ONL-4's limits; a
 /// real game has a handful).
 pub const MAX_DISCONNECTIONS: usize = 64;
-/// The longest partner identifier (game id, account id) accepted.
-pub const MAX_ID_LEN: usize = 128;
+pub use qiwang_infra::text::MAX_ID_LEN;
 
 /// A partner's game id: 1-128 ASCII letters, digits, `-`, `_`, `.`, `:` and `/`, starting with a
 /// letter or digit. Nothing else reaches the organizers' console or the exports through it: no

@@ -1504,12 +1504,21 @@ impl QualificationApi {
 /// whole group (13 columns × [`ROWS_PER_INSERT`] stays below its 32,766 parameters).
 async fn insert_games(
     txn: &sea_orm::DatabaseTransaction,
-    rows: Vec<game::Model>,
+    mut rows: Vec<game::Model>,
 ) -> Result<HashSet<(String, String)>> {
     let mut inserted: HashSet<(String, String)> = HashSet::new();
     if rows.is_empty() {
         return Ok(inserted);
     }
+    // In key order: two groups (of two periods, whose transactions run at once on PostgreSQL)
+    // that share game ids then wait for each other's ids in one order and never deadlock.
+    rows.sort_unstable_by(|a, b| {
+        (&a.championship_id, &a.platform, &a.game_id).cmp(&(
+            &b.championship_id,
+            &b.platform,
+            &b.game_id,
+        ))
+    });
     let backend = txn.get_database_backend();
     let statements = if backend == sea_orm::DbBackend::Postgres {
         use sea_orm::sea_query::ArrayType;

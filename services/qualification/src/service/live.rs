@@ -777,7 +777,8 @@ impl QualificationApi {
 
     /// Tells the boards this process serves of games it committed, each period's at the sequence
     /// value in `seqs`; the future returned settles once they are applied (see [`Board::settle`]).
-    /// Sent in commit order: the caller holds the write queue.
+    /// On SQLite the caller holds the write queue, so they arrive in commit order; on PostgreSQL
+    /// one may come after a later one, and the board holds the later one until it does.
     pub(super) fn tell_applied(
         &self,
         seqs: &HashMap<PeriodKey, i64>,
